@@ -1,0 +1,24 @@
+import { config as communityNodeConfig } from '@n8n/node-cli/eslint';
+import tseslint from 'typescript-eslint';
+
+const packCode = ['nodes/**/*.ts', 'credentials/**/*.ts'];
+const devToolCode = ['sandbox/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'];
+
+// n8n's community-node rules (and eslint-plugin-n8n-nodes-base) govern the code n8n loads and
+// package.json; the sandbox, tests and benchmarks are repository tools and get plain TypeScript rules.
+const scopedCommunityConfig = communityNodeConfig.map((block) =>
+	Array.isArray(block.files) && block.files.includes('**/*.ts') ? { ...block, files: packCode } : block,
+);
+
+export default [
+	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.js', '**/*.mjs'] },
+	...scopedCommunityConfig,
+	...tseslint.configs.recommended.map((block) => ({ ...block, files: devToolCode })),
+	{
+		files: devToolCode,
+		rules: {
+			'@typescript-eslint/no-explicit-any': 'off',
+			'@typescript-eslint/no-require-imports': 'off',
+		},
+	},
+];

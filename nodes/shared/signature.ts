@@ -1,0 +1,57 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/** Spec 5.3 step 1: a request without a body is signed as the JSON encoding of an empty string. */
+export const EMPTY_BODY_STRING = '""';
+
+export const TIMESTAMP_TOLERANCE_SECONDS = 300;
+
+export type SignedBody = string | Buffer;
+
+function hmacHex(key: string, data: SignedBody): string {
+	return createHmac('sha256', key).update(data).digest('hex');
+}
+
+export function hashBody(body: SignedBody): string {
+	return hmacHex('', body);
+}
+
+export function canonicalRequestString(
+	timestamp: string,
+	method: string,
+	path: string,
+	body: SignedBody,
+): string {
+	return `${timestamp}\n${method.toUpperCase()}\n${path}\n${hashBody(body)}`;
+}
+
+/** Spec 5.3: the x-hmac-signature of a request; D1 request-style webhooks use the same with the webhook secret. */
+export function computeRequestSignature(
+	secret: string,
+	timestamp: string,
+	method: string,
+	path: string,
+	body: SignedBody,
+): string {
+	return hmacHex(secret, canonicalRequestString(timestamp, method, path, body));
+}
+
+/** D1 body-hmac webhook scheme: HMAC over `timestamp + "." + rawBody`. */
+export function computeBodyHmacSignature(secret: string, timestamp: string, rawBody: Buffer): string {
+	return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
+}
+
+export function hexSignaturesEqual(expected: string, received: string): boolean {
+	if (!/^[0-9a-f]{64}$/i.test(received)) return false;
+	const expectedBytes = Buffer.from(expected, 'hex');
+	const receivedBytes = Buffer.from(received, 'hex');
+	return expectedBytes.length === receivedBytes.length && timingSafeEqual(expectedBytes, receivedBytes);
+}
+
+export function unixSeconds(nowMs: number = Date.now()): number {
+	return Math.floor(nowMs / 1000);
+}
+
+export function isTimestampFresh(timestamp: string, nowSeconds: number = unixSeconds()): boolean {
+	if (!/^\d{1,12}$/.test(timestamp)) return false;
+	return Math.abs(nowSeconds - Number(timestamp)) <= TIMESTAMP_TOLERANCE_SECONDS;
+}

@@ -1,0 +1,288 @@
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+
+import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IConnections,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IVersionedNodeType,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
+
+import { SignedGet } from '../fixtures/SignedGet.node';
+import { TestCredentialsHelper } from './credentials';
+
+export const REPO_ROOT = path.resolve(__dirname, '../..');
+export const PACK = 'n8n-nodes-money';
+export const MONEY_NODE = `${PACK}.money`;
+export const MONEY_TRIGGER = `${PACK}.moneyTrigger`;
+export const MONEY_POLL_TRIGGER = `${PACK}.moneyPollTrigger`;
+export const CREDENTIAL_TYPE = 'moneyApi';
+export const CREDENTIAL_ID = 'money-credential';
+export const SIGNED_GET_FIXTURE = 'test.signedGet';
+
+const NODES_BASE_FILES: Record<string, string> = {
+	'n8n-nodes-base.manualTrigger': 'dist/nodes/ManualTrigger/ManualTrigger.node.js',
+	'n8n-nodes-base.httpRequest': 'dist/nodes/HttpRequest/HttpRequest.node.js',
+	'n8n-nodes-base.code': 'dist/nodes/Code/Code.node.js',
+	'n8n-nodes-base.noOp': 'dist/nodes/NoOp/NoOp.node.js',
+};
+
+class LoadedNodeTypes implements INodeTypes {
+	constructor(private readonly types: Map<string, INodeType | IVersionedNodeType>) {}
+
+	getByName(nodeType: string): INodeType | IVersionedNodeType {
+		const type = this.types.get(nodeType);
+		if (!type) throw new Error(`Node type ${nodeType} is not loaded`);
+		return type;
+	}
+
+	getByNameAndVersion(nodeType: string, version?: number): INodeType {
+		return NodeHelpers.getVersionedNodeType(this.getByName(nodeType), version);
+	}
+
+	getKnownTypes(): IDataObject {
+		return {};
+	}
+}
+
+export interface Engine {
+	nodeTypes: INodeTypes;
+	credentialTypes: Map<string, ICredentialType>;
+	credentials: TestCredentialsHelper;
+	packageLoader: PackageDirectoryLoader;
+}
+
+/**
+ * Loads the built pack from `dist/` the way n8n loads a community package, plus a few core nodes
+ * from n8n-nodes-base and the SignedGet test fixture (`test.signedGet`).
+ */
+export async function loadEngine(extraNodeTypes: string[] = []): Promise<Engine> {
+	const packageLoader = new PackageDirectoryLoader(REPO_ROOT);
+	await packageLoader.loadAll();
+
+	const nodeTypes = new Map<string, INodeType | IVersionedNodeType>();
+	for (const [name, loaded] of Object.entries(packageLoader.nodeTypes)) {
+		nodeTypes.set(`${PACK}.${name}`, loaded.type);
+	}
+	const credentialTypes = new Map<string, ICredentialType>();
+	for (const [name, loaded] of Object.entries(packageLoader.credentialTypes)) {
+		credentialTypes.set(name, loaded.type);
+	}
+
+	const wanted = ['n8n-nodes-base.manualTrigger', 'n8n-nodes-base.noOp', ...extraNodeTypes];
+	const nodesBaseDir = path.dirname(require.resolve('n8n-nodes-base/package.json'));
+	const baseLoader = new PackageDirectoryLoader(nodesBaseDir);
+	for (const type of wanted) {
+		const file = NODES_BASE_FILES[type];
+		if (!file) throw new Error(`No file known for ${type}`);
+		baseLoader.loadNodeFromFile(path.join(nodesBaseDir, file));
+		const shortName = type.replace('n8n-nodes-base.', '');
+		nodeTypes.set(type, baseLoader.nodeTypes[shortName].type);
+	}
+
+	nodeTypes.set(SIGNED_GET_FIXTURE, new SignedGet());
+
+	const credentials = new TestCredentialsHelper(credentialTypes);
+	return { nodeTypes: new LoadedNodeTypes(nodeTypes), credentialTypes, credentials, packageLoader };
+}
+
+export interface WorkflowDefinition {
+	nodes: INode[];
+	connections?: IConnections;
+	staticData?: IDataObject;
+	id?: string;
+}
+
+export function buildWorkflow(engine: Engine, definition: WorkflowDefinition): Workflow {
+	return new Workflow({
+		id: definition.id ?? 'wf-test',
+		name: 'test workflow',
+		nodes: definition.nodes,
+		connections: definition.connections ?? {},
+		active: false,
+		nodeTypes: engine.nodeTypes,
+		staticData: definition.staticData ?? {},
+		settings: { executionOrder: 'v1' },
+	});
+}
+
+export function additionalDataFor(
+	engine: Engine,
+	hooks: ExecutionLifecycleHooks,
+	executionId: string,
+): IWorkflowExecuteAdditionalData {
+	const stub = {
+		hooks,
+		credentialsHelper: engine.credentials,
+		executionId,
+		currentNodeExecutionIndex: 0,
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		formBaseUrl: 'http://127.0.0.1:5678/form',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
+		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
+		variables: {},
+		userId: 'test-user',
+		executeWorkflow: async () => {
+			throw new Error('Sub-workflows are not used in these tests');
+		},
+		getRunExecutionData: async () => undefined,
+		getRuntimeCredential: async () => undefined,
+		logAiEvent: () => {},
+	};
+	return stub as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface RunOptions {
+	/** Items handed to the start node (the first node, unless `startNode` names another). */
+	items?: INodeExecutionData[];
+	startNode?: string;
+	mode?: WorkflowExecuteMode;
+	executionId?: string;
+}
+
+export interface RunResult {
+	run: IRun;
+	executionId: string;
+	/** Output items of a node's first run, first output. */
+	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
+	/** The error a node stopped the execution with, if it did. */
+	error(): IRun['data']['resultData']['error'];
+}
+
+export async function runWorkflow(
+	engine: Engine,
+	workflow: Workflow,
+	options: RunOptions = {},
+): Promise<RunResult> {
+	const executionId = options.executionId ?? randomUUID();
+	const mode = options.mode ?? 'manual';
+	const workflowData = {
+		id: workflow.id,
+		name: workflow.name,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+		active: false,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
+	let resolveFinished: (run: IRun) => void = () => {};
+	const finished = new Promise<IRun>((resolve) => (resolveFinished = resolve));
+	hooks.addHandler('workflowExecuteAfter', (fullRunData) => resolveFinished(fullRunData));
+
+	const startNode = options.startNode
+		? workflow.getNode(options.startNode)
+		: Object.values(workflow.nodes)[0];
+	if (!startNode) throw new Error('The workflow has no start node');
+
+	const runExecutionData: IRunExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [
+				{ node: startNode, data: { main: [options.items ?? [{ json: {} }]] }, source: null },
+			],
+		},
+	});
+
+	const additionalData = additionalDataFor(engine, hooks, executionId);
+	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
+	await execute.processRunExecutionData(workflow);
+	const run = await finished;
+
+	return {
+		run,
+		executionId,
+		output(nodeName, outputIndex = 0) {
+			const taskData = run.data.resultData.runData[nodeName]?.[0];
+			return taskData?.data?.main?.[outputIndex] ?? [];
+		},
+		error() {
+			return run.data.resultData.error;
+		},
+	};
+}
+
+export interface MoneyNodeOptions {
+	name?: string;
+	parameters: INode['parameters'];
+	settings?: Partial<Pick<INode, 'onError' | 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'continueOnFail'>>;
+	typeVersion?: number;
+	credentialId?: string;
+}
+
+export function moneyNode(options: MoneyNodeOptions): INode {
+	return {
+		id: randomUUID(),
+		name: options.name ?? 'Money',
+		type: MONEY_NODE,
+		typeVersion: options.typeVersion ?? 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: {
+			[CREDENTIAL_TYPE]: { id: options.credentialId ?? CREDENTIAL_ID, name: 'Money API account' },
+		},
+		...options.settings,
+	};
+}
+
+/** Runs one Money node on the given items, as the only node of a workflow. */
+export async function runMoneyNode(
+	engine: Engine,
+	options: MoneyNodeOptions & RunOptions & { workflowId?: string },
+): Promise<RunResult> {
+	const node = moneyNode(options);
+	const workflow = buildWorkflow(engine, { nodes: [node], id: options.workflowId });
+	return await runWorkflow(engine, workflow, options);
+}
+
+export interface SandboxCredentialSource {
+	baseUrl: string;
+	authUrl: string;
+	clientId: string;
+	clientSecret: string;
+	apiKey?: string;
+	hmacSecret: string;
+	webhookSecret: string;
+	rsaPublicKeyPem?: string;
+	pin: string;
+}
+
+/** Credential data as a user would enter it, pointing at a sandbox. */
+export function credentialFromSandbox(
+	info: SandboxCredentialSource,
+	overrides: ICredentialDataDecryptedObject = {},
+): ICredentialDataDecryptedObject {
+	return {
+		baseUrl: info.baseUrl,
+		tokenUrl: info.authUrl,
+		authentication: 'clientCredentials',
+		clientId: info.clientId,
+		clientSecret: info.clientSecret,
+		apiKey: info.apiKey ?? '',
+		hmacSecret: info.hmacSecret,
+		webhookSecret: info.webhookSecret,
+		rsaPublicKey: '',
+		walletPinSecret: info.pin,
+		accessToken: '',
+		...overrides,
+	};
+}
