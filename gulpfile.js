@@ -1,14 +1,8 @@
 const path = require('path');
-const { task, src, dest } = require('gulp');
+const { task, src, dest, parallel } = require('gulp');
 
-task('build:icons', copyIcons);
+// tsc emits only JavaScript; n8n also loads each node's icons and its codex (<Node>.node.json) from dist.
+const copy = (folder, pattern) => () =>
+	src(path.resolve(folder, '**', pattern), { encoding: false }).pipe(dest(path.resolve('dist', folder)));
 
-function copyIcons() {
-	const nodeSource = path.resolve('nodes', '**', '*.{png,svg}');
-	const nodeDestination = path.resolve('dist', 'nodes');
-	src(nodeSource, { encoding: false }).pipe(dest(nodeDestination));
-
-	const credSource = path.resolve('credentials', '**', '*.{png,svg}');
-	const credDestination = path.resolve('dist', 'credentials');
-	return src(credSource, { encoding: false }).pipe(dest(credDestination));
-}
+task('build:icons', parallel(copy('nodes', '*.{png,svg}'), copy('nodes', '*.node.json'), copy('credentials', '*.{png,svg}')));

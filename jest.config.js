@@ -1,5 +1,5 @@
 const transform = {
-	'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true, diagnostics: false }],
+	'^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', diagnostics: false }],
 };
 
 const project = (name, extra = {}) => ({

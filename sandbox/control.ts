@@ -1,0 +1,266 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PATCHABLE_CLIENT_FIELDS, type ClientState } from './clients';
+import { STATUS_ACTIONS, type FinalStatus, type HealthReport, type SandboxControl, type SandboxInfo } from './control-api';
+import { toLedgerTransaction } from './envelope';
+import { parseFault } from './faults';
+import { sendJson } from './http-util';
+import type { SandboxRuntime } from './runtime';
+import { CONTROL_PREFIX } from './server';
+import { TransitionError } from './service';
+import {
+	CHANNELS,
+	CHARGE_STATUSES,
+	PAYOUT_STATUSES,
+	type ClientPatch,
+	type ClientView,
+	type Counters,
+	type FaultSpec,
+	type Ledger,
+	type SeedRequest,
+	type TransactionEnvelope,
+	type WebhookScheme,
+} from './types';
+
+export class ControlError extends Error {
+	constructor(
+		readonly status: number,
+		readonly code: string,
+		message: string,
+	) {
+		super(message);
+	}
+}
+
+const WEBHOOK_SCHEMES: readonly WebhookScheme[] = ['request-style', 'body-hmac'];
+const MAX_SEED_COUNT = 1_000_000;
+
+export class InProcessControl implements SandboxControl {
+	constructor(
+		private readonly runtime: SandboxRuntime,
+		private readonly describe: () => SandboxInfo,
+	) {}
+
+	private client(clientId?: string): ClientState {
+		const client = clientId ? this.runtime.clients.get(clientId) : this.runtime.clients.primary();
+		if (!client) throw new ControlError(404, 'client_not_found', `no client ${clientId}`);
+		return client;
+	}
+
+	async setStatus(reference: string, status: FinalStatus): Promise<TransactionEnvelope> {
+		try {
+			const tx = this.runtime.service.setStatus(reference, status);
+			return this.runtime.service.envelope(tx);
+		} catch (error) {
+			if (error instanceof TransitionError) throw new ControlError(error.code === 'not_found' ? 404 : 409, error.code, error.message);
+			throw error;
+		}
+	}
+
+	async addFault(fault: FaultSpec): Promise<{ id: string }> {
+		try {
+			return { id: this.runtime.faults.add(parseFault(fault)) };
+		} catch (error) {
+			throw new ControlError(400, 'invalid_fault', (error as Error).message);
+		}
+	}
+
+	async removeFault(id: string): Promise<void> {
+		if (!this.runtime.faults.remove(id)) throw new ControlError(404, 'fault_not_found', `no fault ${id}`);
+	}
+
+	async listFaults() {
+		return this.runtime.faults.list();
+	}
+
+	async clearFaults(): Promise<void> {
+		this.runtime.faults.clear();
+	}
+
+	async revokeTokens(clientId?: string): Promise<void> {
+		const targets = clientId ? [this.client(clientId)] : this.runtime.clients.all();
+		for (const client of targets) client.tokenGeneration++;
+		this.runtime.changed();
+	}
+
+	async setRevokeEvery(every: number | null): Promise<void> {
+		if (every !== null && (!Number.isInteger(every) || every < 1)) throw new ControlError(400, 'invalid_request', 'every must be an integer >= 1 or null');
+		this.runtime.revokeEvery = every;
+	}
+
+	async getClient(clientId: string): Promise<ClientView> {
+		return this.client(clientId).view();
+	}
+
+	async updateClient(clientId: string, patch: ClientPatch): Promise<ClientView> {
+		const client = this.client(clientId);
+		if (typeof patch !== 'object' || patch === null) throw new ControlError(400, 'invalid_request', 'patch must be an object');
+		const unknownFields = Object.keys(patch).filter((field) => !PATCHABLE_CLIENT_FIELDS.includes(field as keyof ClientPatch));
+		if (unknownFields.length > 0) {
+			throw new ControlError(400, 'invalid_request', `not patchable: ${unknownFields.join(', ')}; allowed: ${PATCHABLE_CLIENT_FIELDS.join(', ')}`);
+		}
+		if (patch.balance !== undefined && (!Number.isSafeInteger(patch.balance) || patch.balance < 0)) {
+			throw new ControlError(400, 'invalid_request', 'balance must be a non-negative integer');
+		}
+		if (patch.webhookScheme !== undefined && !WEBHOOK_SCHEMES.includes(patch.webhookScheme)) {
+			throw new ControlError(400, 'invalid_request', `webhookScheme must be one of ${WEBHOOK_SCHEMES.join(', ')}`);
+		}
+		if (patch.entitlements !== undefined && !Array.isArray(patch.entitlements)) throw new ControlError(400, 'invalid_request', 'entitlements must be a list of slugs');
+		client.applyPatch(patch);
+		this.runtime.changed();
+		return client.view();
+	}
+
+	async counters(): Promise<Counters> {
+		return this.runtime.counters.snapshot();
+	}
+
+	async resetCounters(): Promise<void> {
+		this.runtime.counters.reset();
+	}
+
+	async ledger(clientId?: string): Promise<Ledger> {
+		const client = this.client(clientId);
+		const { store, service } = this.runtime;
+		const toEntry = (resource: 'charge' | 'payout') =>
+			store.all(client.clientId, resource).map((tx) => toLedgerTransaction(tx, client, service.envelopeContext));
+		const wallets = client.view().wallets;
+		const primary = client.settings.wallets[0];
+		return {
+			clientId: client.clientId,
+			charges: toEntry('charge'),
+			payouts: toEntry('payout'),
+			balance: { value: primary?.balance ?? 0, currency: primary?.currency ?? 'XOF' },
+			wallets,
+		};
+	}
+
+	async setWebhook(url: string | null, scheme?: WebhookScheme, clientId?: string): Promise<void> {
+		if (url !== null) {
+			try {
+				new URL(url);
+			} catch {
+				throw new ControlError(400, 'invalid_request', 'url must be an absolute URL or null');
+			}
+		}
+		if (scheme !== undefined && !WEBHOOK_SCHEMES.includes(scheme)) {
+			throw new ControlError(400, 'invalid_request', `scheme must be one of ${WEBHOOK_SCHEMES.join(', ')}`);
+		}
+		this.client(clientId).applyPatch({ webhookUrl: url, ...(scheme ? { webhookScheme: scheme } : {}) });
+		this.runtime.changed();
+	}
+
+	async flushWebhooks(): Promise<void> {
+		await this.runtime.webhooks.flush();
+	}
+
+	async setClockOffset(offsetSeconds: number): Promise<void> {
+		if (typeof offsetSeconds !== 'number' || !Number.isFinite(offsetSeconds)) throw new ControlError(400, 'invalid_request', 'offsetSeconds must be a number');
+		this.runtime.clock.setOffsetSeconds(offsetSeconds);
+		this.runtime.changed();
+	}
+
+	async setFinalizeAfter(ms: number | null): Promise<void> {
+		if (ms !== null && (typeof ms !== 'number' || ms < 0)) throw new ControlError(400, 'invalid_request', 'afterMs must be a number >= 0 or null');
+		this.runtime.service.finalizeAfterMs = ms;
+	}
+
+	async seed(request: SeedRequest): Promise<{ count: number }> {
+		if (request?.resource !== 'charge' && request?.resource !== 'payout') throw new ControlError(400, 'invalid_request', 'resource must be charge or payout');
+		if (!Number.isInteger(request.count) || request.count < 0 || request.count > MAX_SEED_COUNT) {
+			throw new ControlError(400, 'invalid_request', `count must be an integer from 0 to ${MAX_SEED_COUNT}`);
+		}
+		const statuses = request.resource === 'charge' ? CHARGE_STATUSES : PAYOUT_STATUSES;
+		if (request.status !== undefined && !statuses.includes(request.status)) throw new ControlError(400, 'invalid_request', `status must be one of ${statuses.join(', ')}`);
+		if (request.channel !== undefined && !CHANNELS.includes(request.channel)) throw new ControlError(400, 'invalid_request', `channel must be one of ${CHANNELS.join(', ')}`);
+		this.client(request.clientId);
+		try {
+			const count = this.runtime.service.seed(request);
+			this.runtime.changed();
+			return { count };
+		} catch (error) {
+			throw new ControlError(400, 'invalid_request', (error as Error).message);
+		}
+	}
+
+	async health(): Promise<HealthReport> {
+		const { store, idempotency, webhooks, clock } = this.runtime;
+		return {
+			ok: true,
+			transactions: store.size,
+			idempotencyRecords: idempotency.size,
+			webhookBacklog: webhooks.backlog,
+			clockOffsetSeconds: clock.offsetSeconds(),
+		};
+	}
+
+	async info(): Promise<SandboxInfo> {
+		return this.describe();
+	}
+}
+
+type ControlRoute = {
+	method: string;
+	pattern: RegExp;
+	run(control: SandboxControl, match: RegExpExecArray, body: any, query: URLSearchParams): Promise<unknown>;
+};
+
+const CONTROL_ROUTES: ControlRoute[] = [
+	{
+		method: 'POST',
+		pattern: /^\/transactions\/([^/]+)\/(complete|fail|cancel|reverse)$/,
+		run: async (control, match) => ({ success: true, data: await control.setStatus(decodeURIComponent(match[1]), STATUS_ACTIONS[match[2]]) }),
+	},
+	{ method: 'GET', pattern: /^\/faults$/, run: (control) => control.listFaults() },
+	{ method: 'POST', pattern: /^\/faults$/, run: (control, _match, body) => control.addFault(body) },
+	{ method: 'DELETE', pattern: /^\/faults$/, run: async (control) => (await control.clearFaults(), { ok: true }) },
+	{ method: 'DELETE', pattern: /^\/faults\/([^/]+)$/, run: async (control, match) => (await control.removeFault(decodeURIComponent(match[1])), { ok: true }) },
+	{ method: 'POST', pattern: /^\/revoke-tokens$/, run: async (control) => (await control.revokeTokens(), { ok: true }) },
+	{
+		method: 'POST',
+		pattern: /^\/clients\/([^/]+)\/revoke-tokens$/,
+		run: async (control, match) => (await control.revokeTokens(decodeURIComponent(match[1])), { ok: true }),
+	},
+	{ method: 'PUT', pattern: /^\/revoke-every$/, run: async (control, _match, body) => (await control.setRevokeEvery(body?.every ?? null), { ok: true }) },
+	{ method: 'GET', pattern: /^\/clients\/([^/]+)$/, run: (control, match) => control.getClient(decodeURIComponent(match[1])) },
+	{ method: 'PATCH', pattern: /^\/clients\/([^/]+)$/, run: (control, match, body) => control.updateClient(decodeURIComponent(match[1]), body) },
+	{ method: 'GET', pattern: /^\/counters$/, run: (control) => control.counters() },
+	{ method: 'POST', pattern: /^\/counters\/reset$/, run: async (control) => (await control.resetCounters(), { ok: true }) },
+	{ method: 'GET', pattern: /^\/ledger$/, run: (control, _match, _body, query) => control.ledger(query.get('clientId') ?? undefined) },
+	{
+		method: 'PUT',
+		pattern: /^\/webhook$/,
+		run: async (control, _match, body) => (await control.setWebhook(body?.url ?? null, body?.scheme, body?.clientId), { ok: true }),
+	},
+	{ method: 'POST', pattern: /^\/webhook\/flush$/, run: async (control) => (await control.flushWebhooks(), { ok: true }) },
+	{ method: 'POST', pattern: /^\/clock$/, run: async (control, _match, body) => (await control.setClockOffset(body?.offsetSeconds), { ok: true }) },
+	{ method: 'PUT', pattern: /^\/finalize$/, run: async (control, _match, body) => (await control.setFinalizeAfter(body?.afterMs ?? null), { ok: true }) },
+	{ method: 'POST', pattern: /^\/seed$/, run: (control, _match, body) => control.seed(body) },
+	{ method: 'GET', pattern: /^\/health$/, run: (control) => control.health() },
+	{ method: 'GET', pattern: /^\/info$/, run: (control) => control.info() },
+];
+
+/** HTTP face of the control API, mounted at /_control on the API host (never under the gateway prefix, never signed). */
+export function createControlHandler(runtime: SandboxRuntime, control: SandboxControl) {
+	return async (request: IncomingMessage, response: ServerResponse, rawBody: Buffer): Promise<void> => {
+		const target = (request.url ?? '/').slice(CONTROL_PREFIX.length) || '/';
+		const [path, search = ''] = target.split('?');
+		const reply = (status: number, body: unknown) => sendJson(response, runtime.clock, status, body);
+		const route = CONTROL_ROUTES.find((candidate) => candidate.method === request.method && candidate.pattern.test(path));
+		if (!route) return reply(404, { error: 'not_found', message: `no control route ${request.method} ${path}` });
+		let body: unknown = undefined;
+		if (rawBody.length > 0) {
+			try {
+				body = JSON.parse(rawBody.toString('utf8'));
+			} catch {
+				return reply(400, { error: 'invalid_json', message: 'body must be JSON' });
+			}
+		}
+		try {
+			const result = await route.run(control, route.pattern.exec(path) as RegExpExecArray, body, new URLSearchParams(search));
+			reply(200, result ?? { ok: true });
+		} catch (error) {
+			if (error instanceof ControlError) return reply(error.status, { error: error.code, message: error.message });
+			reply(500, { error: 'internal_error', message: error instanceof Error ? error.message : String(error) });
+		}
+	};
+}

@@ -1,0 +1,129 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolveConfig } from './config';
+import type { SandboxControl, SandboxInfo } from './control-api';
+import { createControlHandler, InProcessControl } from './control';
+import { createPaymentPageHandler } from './payment-page';
+import { SandboxRuntime } from './runtime';
+import { createApiHandler } from './server';
+import { createTokenHandler } from './token-host';
+import type { SandboxConfig, WebhookScheme } from './types';
+
+export type { SandboxControl, SandboxInfo, FinalStatus, HealthReport } from './control-api';
+export type * from './types';
+export { defaultSandboxConfig, PRIMARY_CLIENT_ID, SECONDARY_CLIENT_ID } from './config';
+export { INELIGIBLE_IDENTIFIERS, UNKNOWN_IDENTIFIERS } from './directory';
+export { SandboxControlClient } from './control-client';
+
+export interface SandboxOptions {
+	port?: number;
+	authPort?: number;
+	host?: string;
+	gatewayPrefix?: string;
+	webhookUrl?: string;
+	webhookScheme?: WebhookScheme;
+	finalizeAfterMs?: number | null;
+	tokenTtlSeconds?: number;
+	statePath?: string;
+	config?: Partial<SandboxConfig>;
+}
+
+export interface Sandbox {
+	info: SandboxInfo;
+	control: SandboxControl;
+	close(): Promise<void>;
+}
+
+function listen(server: Server, port: number, host: string): Promise<number> {
+	return new Promise((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(port, host, () => {
+			server.off('error', reject);
+			resolve((server.address() as AddressInfo).port);
+		});
+	});
+}
+
+function closeServer(server: Server): Promise<void> {
+	return new Promise((resolve) => {
+		server.close(() => resolve());
+		server.closeAllConnections();
+	});
+}
+
+function normalizePrefix(prefix: string | undefined): string {
+	if (!prefix || prefix === '/') return '';
+	return `/${prefix.replace(/^\/+|\/+$/g, '')}`;
+}
+
+const hostForUrl = (host: string): string => (host.includes(':') ? `[${host}]` : host);
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+	const host = options.host ?? '127.0.0.1';
+	const gatewayPrefix = normalizePrefix(options.gatewayPrefix);
+	const config = resolveConfig(options.config);
+	const runtime = new SandboxRuntime(config, {
+		tokenTtlSeconds: options.tokenTtlSeconds ?? 3600,
+		finalizeAfterMs: options.finalizeAfterMs ?? null,
+		statePath: options.statePath,
+	});
+	runtime.clients.primary().applyPatch({
+		...(options.webhookUrl ? { webhookUrl: options.webhookUrl } : {}),
+		...(options.webhookScheme ? { webhookScheme: options.webhookScheme } : {}),
+	});
+	const published: { info?: SandboxInfo } = {};
+	const control = new InProcessControl(runtime, () => published.info as SandboxInfo);
+	const apiServer = createServer(
+		createApiHandler(runtime, gatewayPrefix, {
+			control: createControlHandler(runtime, control),
+			paymentPage: createPaymentPageHandler(runtime),
+		}),
+	);
+	const authServer = createServer(createTokenHandler(runtime));
+	apiServer.keepAliveTimeout = 5_000;
+	authServer.keepAliveTimeout = 5_000;
+
+	const apiPort = await listen(apiServer, options.port ?? 0, host);
+	let authPort: number;
+	try {
+		authPort = await listen(authServer, options.authPort ?? 0, host);
+	} catch (error) {
+		await closeServer(apiServer);
+		runtime.close();
+		throw error;
+	}
+	const apiOrigin = `http://${hostForUrl(host)}:${apiPort}`;
+	runtime.apiOrigin = apiOrigin;
+
+	const client = runtime.clients.primary().settings;
+	const samples = runtime.directory.eligibleSamples();
+	const info: SandboxInfo = {
+		baseUrl: `${apiOrigin}${gatewayPrefix}`,
+		authUrl: `http://${hostForUrl(host)}:${authPort}`,
+		controlUrl: `${apiOrigin}/_control`,
+		clientId: client.clientId,
+		clientSecret: client.clientSecret,
+		apiKey: client.apiKey,
+		hmacSecret: client.hmacSecret,
+		webhookSecret: client.webhookSecret,
+		rsaPublicKeyPem: client.rsaPublicKeyPem ?? '',
+		pin: client.pin,
+		merchantAccountNumber: client.wallets[0]?.number ?? '',
+		payers: samples,
+		beneficiaries: samples,
+	};
+	published.info = info;
+
+	let closing: Promise<void> | undefined;
+	return {
+		info,
+		control,
+		close: () => {
+			closing ??= (async () => {
+				runtime.close();
+				await Promise.all([closeServer(apiServer), closeServer(authServer)]);
+			})();
+			return closing;
+		},
+	};
+}
