@@ -1,0 +1,48 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as account from './actions/account';
+import * as charge from './actions/charge';
+import * as payout from './actions/payout';
+import { router } from './actions/router';
+import * as transaction from './actions/transaction';
+
+export class Money implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Money',
+		name: 'money',
+		icon: { light: 'file:money.svg', dark: 'file:money.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description: 'Collect charges, send payouts and read transactions and the merchant account with the Money API',
+		defaults: { name: 'Money' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'moneyApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Account', value: 'account' },
+					{ name: 'Charge', value: 'charge' },
+					{ name: 'Payout', value: 'payout' },
+					{ name: 'Transaction', value: 'transaction' },
+				],
+				default: 'charge',
+			},
+			...account.description,
+			...charge.description,
+			...payout.description,
+			...transaction.description,
+		],
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

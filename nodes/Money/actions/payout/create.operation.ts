@@ -1,0 +1,14 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import { createTransactionDescription, executeCreateTransaction } from '../shared/createTransaction';
+import type { OperationContext } from '../types';
+
+export const description: INodeProperties[] = createTransactionDescription('payout');
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: OperationContext,
+): Promise<INodeExecutionData[]> {
+	return await executeCreateTransaction.call(this, 'payout', itemIndex, context);
+}

@@ -1,0 +1,99 @@
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+
+import * as account from './account';
+import * as charge from './charge';
+import { createOperationContext } from './context';
+import * as payout from './payout';
+import * as transaction from './transaction';
+import type { MoneyResource, OperationModule } from './types';
+
+const OPERATIONS: Record<MoneyResource, Record<string, OperationModule>> = {
+	account: { get: account.get },
+	charge: { create: charge.create, get: charge.get, getAll: charge.getAll },
+	payout: { create: payout.create, get: payout.get, getAll: payout.getAll },
+	transaction: { get: transaction.get },
+};
+
+/** Single reads may run several items at once; creates and lists always run one item at a time. */
+const CONCURRENT_OPERATIONS = new Set(['get']);
+
+type NodeError = NodeApiError | NodeOperationError;
+
+/** Keeps the node's own errors; anything else becomes a NodeOperationError carrying only its message. */
+export function asNodeError(node: INode, error: unknown, itemIndex: number): NodeError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return new NodeOperationError(node, message, { itemIndex });
+}
+
+export function errorItemJson(error: NodeError): IDataObject {
+	const context = error.context ?? {};
+	const json: IDataObject = {
+		error: error.message,
+		description: error.description ?? null,
+		error_code: (context.error_code as string | undefined) ?? null,
+		httpCode: (context.httpCode as number | undefined) ?? (error instanceof NodeApiError && error.httpCode ? Number(error.httpCode) : null),
+	};
+	if (context.details) json.details = context.details as IDataObject;
+	if (context.field) json.field = context.field as string;
+	return json;
+}
+
+async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
+	let next = 0;
+	const failures: Array<{ index: number; error: unknown }> = [];
+	const worker = async () => {
+		while (failures.length === 0 && next < count) {
+			const index = next++;
+			try {
+				await task(index);
+			} catch (error) {
+				failures.push({ index, error });
+			}
+		}
+	};
+	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
+	if (failures.length > 0) {
+		failures.sort((a, b) => a.index - b.index);
+		throw failures[0].error;
+	}
+}
+
+export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	const items = this.getInputData();
+	const node = this.getNode();
+	const resource = this.getNodeParameter('resource', 0) as MoneyResource;
+	const operation = this.getNodeParameter('operation', 0) as string;
+	const handler = OPERATIONS[resource]?.[operation];
+	if (!handler) {
+		throw new NodeOperationError(node, `The operation "${operation}" is not supported for the resource "${resource}"`);
+	}
+
+	const context = createOperationContext(this);
+	const concurrency = CONCURRENT_OPERATIONS.has(operation)
+		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 1)) || 1))
+		: 1;
+	const results: INodeExecutionData[][] = new Array(items.length);
+
+	const runItem = async (itemIndex: number): Promise<void> => {
+		try {
+			const produced = await handler.execute.call(this, itemIndex, context);
+			results[itemIndex] = produced.map((entry) => ({ ...entry, pairedItem: { item: itemIndex } }));
+		} catch (error) {
+			const nodeError = asNodeError(node, error, itemIndex);
+			if (!this.continueOnFail()) throw nodeError;
+			results[itemIndex] = [{ json: errorItemJson(nodeError), pairedItem: { item: itemIndex } }];
+		}
+	};
+
+	if (concurrency === 1) {
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
+	} else {
+		await runBounded(items.length, concurrency, runItem);
+	}
+	return [results.flat()];
+}

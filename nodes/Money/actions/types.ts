@@ -1,0 +1,27 @@
+import type { ICredentialDataDecryptedObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+import type { RetryPolicy } from '../../shared/transport';
+
+export type MoneyResource = 'account' | 'charge' | 'payout' | 'transaction';
+
+export interface CallSettings {
+	retry: RetryPolicy;
+	timeoutMs: number;
+}
+
+export interface OperationContext {
+	isToolMode: boolean;
+	credentials(): Promise<ICredentialDataDecryptedObject>;
+	callSettings(itemIndex: number): CallSettings;
+}
+
+export type OperationExecute = (
+	this: IExecuteFunctions,
+	itemIndex: number,
+	context: OperationContext,
+) => Promise<INodeExecutionData[]>;
+
+export interface OperationModule {
+	description: INodeProperties[];
+	execute: OperationExecute;
+}

@@ -1,0 +1,52 @@
+import { createHash } from 'node:crypto';
+
+import type { TransactionResource } from '../../shared/constants';
+
+const DERIVATION_LABEL = 'n8n-nodes-money/idempotency/v1';
+
+export function stableStringify(value: unknown): string {
+	if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
+	if (value && typeof value === 'object') {
+		const entries = Object.entries(value as Record<string, unknown>)
+			.filter(([, entry]) => entry !== undefined)
+			.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		return `{${entries.map(([key, entry]) => `${JSON.stringify(key)}:${stableStringify(entry)}`).join(',')}}`;
+	}
+	return JSON.stringify(value) ?? 'null';
+}
+
+/** A name-based UUID (RFC 9562 layout, version 5 bits) from the SHA-256 of the given text. */
+export function uuidFromText(text: string): string {
+	const bytes = createHash('sha256').update(text).digest().subarray(0, 16);
+	bytes[6] = (bytes[6] & 0x0f) | 0x50;
+	bytes[8] = (bytes[8] & 0x3f) | 0x80;
+	const hex = bytes.toString('hex');
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+export interface IdempotencyScope {
+	resource: TransactionResource;
+	/** The user's own reference for this payment (an order ID, say). */
+	businessReference?: string;
+	executionId: string;
+	nodeId: string;
+	itemIndex: number;
+	/** The request body without the PIN. */
+	payload: object;
+}
+
+/**
+ * D4. With a business reference the key depends on the resource and that reference only, so any
+ * later run (or another workflow) sending the same reference gets the original result, and one
+ * with other values gets IDEMPOTENCY_CONFLICT instead of moving money again. Without one, the key
+ * is fixed by execution, node, item and payload: the node's retries and n8n's Retry On Fail reuse
+ * it, a new execution does not.
+ */
+export function deriveIdempotencyKey(scope: IdempotencyScope): string {
+	const reference = scope.businessReference?.trim();
+	if (reference) return uuidFromText(stableStringify([DERIVATION_LABEL, 'reference', scope.resource, reference]));
+	const payloadHash = createHash('sha256').update(stableStringify(scope.payload)).digest('hex');
+	return uuidFromText(
+		stableStringify([DERIVATION_LABEL, 'execution', scope.resource, scope.executionId, scope.nodeId, scope.itemIndex, payloadHash]),
+	);
+}
