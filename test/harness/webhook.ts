@@ -1,0 +1,431 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { ExecutionLifecycleHooks, HookContext, WebhookContext } from 'n8n-core';
+import type {
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	IWebhookData,
+	IWebhookDescription,
+	IWebhookResponseData,
+	IWorkflowBase,
+	IWorkflowExecuteAdditionalData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import type { Workflow } from 'n8n-workflow';
+
+import {
+	additionalDataFor,
+	buildWorkflow,
+	CREDENTIAL_ID,
+	CREDENTIAL_TYPE,
+	MONEY_TRIGGER,
+	runWorkflow,
+	type Engine,
+	type RunResult,
+} from './engine';
+
+/** n8n's own body-parser ceiling (N8N_PAYLOAD_SIZE_MAX defaults to 16 MiB). */
+const SERVER_BODY_LIMIT = 16 * 1024 * 1024;
+
+export interface WebhookHarnessOptions {
+	parameters?: INodeParameters;
+	nodeName?: string;
+	credentialId?: string;
+	/** Adds a NoOp after the trigger so an execution runs a second node. */
+	downstream?: boolean;
+	/** What n8n would use as its public webhook base (WEBHOOK_URL); defaults to this server. */
+	publicWebhookBaseUrl?: string;
+	/** Mount the webhook under this prefix on the local server (a reverse proxy that adds one). */
+	mountPrefix?: string;
+}
+
+export interface DeliveryRecord {
+	status: number;
+	body: string;
+	executed: boolean;
+	crashed: boolean;
+	path: string;
+}
+
+/** A request shaped like the one n8n hands to `webhook()`: the node IncomingMessage, as express extends it. */
+export interface HarnessRequest {
+	method: string;
+	url: string;
+	originalUrl: string;
+	headers: Record<string, string | string[] | undefined>;
+	rawBody: Buffer;
+	body: unknown;
+	query: Record<string, string>;
+	params: Record<string, string>;
+	readRawBody(): Promise<void>;
+}
+
+/** The parts of an express Response a webhook node may use, over any sink. */
+export class ResponseAdapter {
+	statusCode = 200;
+	headersSent = false;
+	finished = false;
+	readonly headers: Record<string, string> = {};
+	body = '';
+
+	constructor(private readonly sink?: ServerResponse) {}
+
+	status(code: number): this {
+		this.statusCode = code;
+		return this;
+	}
+
+	setHeader(name: string, value: string | number | readonly string[]): this {
+		this.headers[name.toLowerCase()] = String(value);
+		return this;
+	}
+
+	getHeader(name: string): string | undefined {
+		return this.headers[name.toLowerCase()];
+	}
+
+	writeHead(code: number, headers?: Record<string, string>): this {
+		this.statusCode = code;
+		for (const [name, value] of Object.entries(headers ?? {})) this.setHeader(name, value);
+		this.headersSent = true;
+		return this;
+	}
+
+	json(value: unknown): this {
+		this.setHeader('content-type', 'application/json; charset=utf-8');
+		return this.end(JSON.stringify(value));
+	}
+
+	send(value?: unknown): this {
+		if (value !== undefined && typeof value !== 'string' && !Buffer.isBuffer(value)) return this.json(value);
+		return this.end(value as string | Buffer | undefined);
+	}
+
+	end(chunk?: string | Buffer): this {
+		if (this.finished) return this;
+		if (chunk !== undefined) this.body += Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
+		this.finished = true;
+		this.headersSent = true;
+		if (this.sink && !this.sink.writableEnded) {
+			this.sink.writeHead(this.statusCode, this.headers);
+			this.sink.end(this.body);
+		}
+		return this;
+	}
+}
+
+function parseQuery(url: string): Record<string, string> {
+	const query: Record<string, string> = {};
+	const index = url.indexOf('?');
+	if (index < 0) return query;
+	for (const [key, value] of new URLSearchParams(url.slice(index + 1))) query[key] = value;
+	return query;
+}
+
+export function harnessRequest(
+	url: string,
+	headers: Record<string, string | string[] | undefined>,
+	rawBody: Buffer,
+	method = 'POST',
+): HarnessRequest {
+	let body: unknown = {};
+	try {
+		body = JSON.parse(rawBody.toString('utf8'));
+	} catch {
+		body = {};
+	}
+	return {
+		method,
+		url,
+		originalUrl: url,
+		headers,
+		rawBody,
+		body,
+		query: parseQuery(url),
+		params: {},
+		readRawBody: async () => {},
+	};
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let tooLarge = false;
+		req.on('data', (chunk: Buffer) => {
+			size += chunk.length;
+			if (size > limit) tooLarge = true;
+			else chunks.push(chunk);
+		});
+		req.on('end', () => resolve(tooLarge ? null : Buffer.concat(chunks)));
+		req.on('error', reject);
+	});
+}
+
+/**
+ * Serves one Money Trigger node over HTTP on 127.0.0.1 the way n8n's webhook server does: each
+ * request runs the node's `webhook()` inside n8n-core's WebhookContext with the real request,
+ * and when it returns workflow data the workflow runs through WorkflowExecute. One Workflow
+ * object serves every delivery, so the node's static data persists between them.
+ */
+export class WebhookHarness {
+	readonly node: INode;
+	readonly workflow: Workflow;
+	readonly executions: RunResult[] = [];
+	readonly deliveries: DeliveryRecord[] = [];
+	/** Every request that reached the webhook path over HTTP, byte for byte. */
+	readonly captured: Array<{ url: string; headers: Record<string, string | string[] | undefined>; rawBody: Buffer }> = [];
+	/** Processes the next N deliveries fully, then drops the connection instead of answering. */
+	loseNextResponses = 0;
+	private server?: Server;
+	private origin = '';
+
+	constructor(
+		private readonly engine: Engine,
+		private readonly options: WebhookHarnessOptions = {},
+	) {
+		this.node = {
+			id: randomUUID(),
+			name: options.nodeName ?? 'Money Trigger',
+			type: MONEY_TRIGGER,
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: randomUUID(),
+			parameters: options.parameters ?? {},
+			credentials: {
+				[CREDENTIAL_TYPE]: { id: options.credentialId ?? CREDENTIAL_ID, name: 'Money API account' },
+			},
+		};
+		const nodes: INode[] = [this.node];
+		const connections: Record<string, any> = {};
+		if (options.downstream) {
+			nodes.push({
+				id: randomUUID(),
+				name: 'After',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: {},
+			});
+			connections[this.node.name] = { main: [[{ node: 'After', type: 'main', index: 0 }]] };
+		}
+		this.workflow = buildWorkflow(engine, { nodes, connections, id: `wf-${randomUUID().slice(0, 8)}` });
+	}
+
+	get nodeType(): INodeType {
+		return this.engine.nodeTypes.getByNameAndVersion(this.node.type, this.node.typeVersion);
+	}
+
+	get webhookDescription(): IWebhookDescription {
+		const description = this.nodeType.description.webhooks?.[0];
+		if (!description) throw new Error('The node declares no webhook');
+		return description;
+	}
+
+	/** Path n8n registers for the production webhook: /webhook/<webhookId>/<path>. */
+	get webhookPath(): string {
+		return `${this.options.mountPrefix ?? ''}/webhook/${this.node.webhookId}/${this.webhookDescription.path}`;
+	}
+
+	get url(): string {
+		if (!this.origin) throw new Error('The harness is not listening');
+		return `${this.origin}${this.webhookPath}`;
+	}
+
+	get staticData(): Record<string, unknown> {
+		return this.workflow.getStaticData('node', this.node) as Record<string, unknown>;
+	}
+
+	counts() {
+		const accepted = this.deliveries.filter((delivery) => delivery.status >= 200 && delivery.status < 300).length;
+		return {
+			received: this.deliveries.length,
+			accepted,
+			refused: this.deliveries.length - accepted,
+			unauthorized: this.deliveries.filter((delivery) => delivery.status === 401).length,
+			executions: this.executions.length,
+			crashes: this.deliveries.filter((delivery) => delivery.crashed).length,
+		};
+	}
+
+	additionalData(executionId = randomUUID(), mode: WorkflowExecuteMode = 'webhook'): IWorkflowExecuteAdditionalData {
+		const workflowData = { id: this.workflow.id, name: this.workflow.name, nodes: [], connections: {} } as unknown as IWorkflowBase;
+		const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
+		const additionalData = additionalDataFor(this.engine, hooks, executionId);
+		const publicBase = this.options.publicWebhookBaseUrl ?? (this.origin ? `${this.origin}${this.options.mountPrefix ?? ''}/webhook` : undefined);
+		if (publicBase) additionalData.webhookBaseUrl = publicBase;
+		return additionalData;
+	}
+
+	private webhookData(additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+		return {
+			httpMethod: 'POST',
+			node: this.node.name,
+			path: `${this.node.webhookId}/${this.webhookDescription.path}`,
+			webhookDescription: this.webhookDescription,
+			workflowId: this.workflow.id,
+			workflowExecuteAdditionalData: additionalData,
+			webhookId: this.node.webhookId,
+		};
+	}
+
+	private hookContext(): HookContext {
+		const additionalData = this.additionalData(randomUUID(), 'trigger');
+		return new HookContext(this.workflow, this.node, additionalData, 'trigger', 'activate', this.webhookData(additionalData));
+	}
+
+	/** What n8n does on activation: checkExists, then create when it says false. */
+	async activate(): Promise<{ existed: boolean }> {
+		const methods = this.nodeType.webhookMethods?.default;
+		if (!methods?.checkExists || !methods.create) throw new Error('webhookMethods.default is incomplete');
+		const existed = await methods.checkExists.call(this.hookContext());
+		if (!existed) {
+			const created = await methods.create.call(this.hookContext());
+			if (!created) throw new Error('create() returned false');
+		}
+		return { existed };
+	}
+
+	async checkExists(): Promise<boolean> {
+		return (await this.nodeType.webhookMethods?.default?.checkExists?.call(this.hookContext())) ?? false;
+	}
+
+	async deactivate(): Promise<boolean> {
+		return (await this.nodeType.webhookMethods?.default?.delete?.call(this.hookContext())) ?? false;
+	}
+
+	/**
+	 * Runs one delivery through the node in-process (same WebhookContext and workflow as over
+	 * HTTP). Returns the status and body the sender would see.
+	 */
+	async deliver(request: HarnessRequest, sink?: ServerResponse): Promise<DeliveryRecord> {
+		const response = new ResponseAdapter(sink);
+		const executionId = randomUUID();
+		const additionalData = this.additionalData(executionId);
+		additionalData.httpRequest = request as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
+		additionalData.httpResponse = response as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
+		const context = new WebhookContext(
+			this.workflow,
+			this.node,
+			additionalData,
+			'webhook',
+			this.webhookData(additionalData),
+			[],
+			null,
+		);
+
+		let result: IWebhookResponseData;
+		let crashed = false;
+		try {
+			result = await (this.nodeType.webhook as NonNullable<INodeType['webhook']>).call(context);
+		} catch (error) {
+			crashed = true;
+			result = { noWebhookResponse: true };
+			response.status(500).json({ message: 'Error in workflow', detail: (error as Error).message });
+		}
+
+		let executed = false;
+		if (result.noWebhookResponse === true && !response.finished) {
+			response.status(500).json({ message: 'The node promised a response it never wrote' });
+			crashed = true;
+		}
+		if (result.workflowData !== undefined && !crashed) {
+			const items: INodeExecutionData[] = result.workflowData[0] ?? [];
+			const run = await runWorkflow(this.engine, this.workflow, {
+				items,
+				startNode: this.node.name,
+				mode: 'webhook',
+				executionId,
+			});
+			this.executions.push(run);
+			executed = true;
+		}
+		if (!response.finished) {
+			if (result.workflowData === undefined) {
+				response.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
+			} else {
+				const responseData = this.webhookDescription.responseData;
+				if (responseData === 'noData') response.status(200).end();
+				else response.status(200).send(responseData ?? 'firstEntryJson');
+			}
+		}
+		const record: DeliveryRecord = {
+			status: response.statusCode,
+			body: response.body,
+			executed,
+			crashed,
+			path: request.originalUrl,
+		};
+		this.deliveries.push(record);
+		return record;
+	}
+
+	async listen(): Promise<string> {
+		this.server = createServer((req, res) => void this.handle(req, res));
+		await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+		this.origin = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+		return this.url;
+	}
+
+	private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+		const url = req.url ?? '/';
+		const pathOnly = url.split('?')[0];
+		if (req.method !== 'POST' || pathOnly !== this.webhookPath) {
+			res.writeHead(404, { 'content-type': 'application/json' });
+			res.end(JSON.stringify({ message: 'The requested webhook is not registered' }));
+			return;
+		}
+		const rawBody = await readBody(req, SERVER_BODY_LIMIT);
+		if (rawBody === null) {
+			res.writeHead(413);
+			res.end();
+			return;
+		}
+		this.captured.push({ url, headers: { ...req.headers }, rawBody });
+		const request = req as unknown as HarnessRequest;
+		const shaped = harnessRequest(url, req.headers, rawBody);
+		Object.assign(request, { originalUrl: url, rawBody, body: shaped.body, query: shaped.query, params: {}, readRawBody: shaped.readRawBody });
+		try {
+			if (this.loseNextResponses > 0) {
+				this.loseNextResponses--;
+				await this.deliver(request);
+				res.socket?.destroy();
+				return;
+			}
+			await this.deliver(request, res);
+		} catch (error) {
+			if (!res.writableEnded) {
+				res.writeHead(500);
+				res.end((error as Error).message);
+			}
+		}
+	}
+
+	async close(): Promise<void> {
+		if (!this.server) return;
+		const server = this.server;
+		this.server = undefined;
+		await new Promise<void>((resolve) => {
+			server.close(() => resolve());
+			server.closeAllConnections();
+		});
+	}
+}
+
+/** A raw HTTP POST with exact bytes and headers, for deliveries the sandbox would never send. */
+export async function postRaw(
+	url: string,
+	headers: Record<string, string>,
+	body: Buffer | string,
+): Promise<{ status: number; body: string }> {
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', ...headers },
+		body: typeof body === 'string' ? body : new Uint8Array(body),
+	});
+	return { status: response.status, body: await response.text() };
+}
