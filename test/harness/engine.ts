@@ -37,6 +37,11 @@ const NODES_BASE_FILES: Record<string, string> = {
 	'n8n-nodes-base.httpRequest': 'dist/nodes/HttpRequest/HttpRequest.node.js',
 	'n8n-nodes-base.code': 'dist/nodes/Code/Code.node.js',
 	'n8n-nodes-base.noOp': 'dist/nodes/NoOp/NoOp.node.js',
+	'n8n-nodes-base.set': 'dist/nodes/Set/Set.node.js',
+	'n8n-nodes-base.splitOut': 'dist/nodes/Transform/SplitOut/SplitOut.node.js',
+	'n8n-nodes-base.merge': 'dist/nodes/Merge/Merge.node.js',
+	'n8n-nodes-base.summarize': 'dist/nodes/Transform/Summarize/Summarize.node.js',
+	'n8n-nodes-base.scheduleTrigger': 'dist/nodes/Schedule/ScheduleTrigger.node.js',
 };
 
 class LoadedNodeTypes implements INodeTypes {
@@ -103,6 +108,7 @@ export interface WorkflowDefinition {
 	connections?: IConnections;
 	staticData?: IDataObject;
 	id?: string;
+	timezone?: string;
 }
 
 export function buildWorkflow(engine: Engine, definition: WorkflowDefinition): Workflow {
@@ -114,7 +120,7 @@ export function buildWorkflow(engine: Engine, definition: WorkflowDefinition): W
 		active: false,
 		nodeTypes: engine.nodeTypes,
 		staticData: definition.staticData ?? {},
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', ...(definition.timezone ? { timezone: definition.timezone } : {}) },
 	});
 }
 
