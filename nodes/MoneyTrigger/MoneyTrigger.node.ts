@@ -285,7 +285,9 @@ export class MoneyTrigger implements INodeType {
 
 		const staticData = this.getWorkflowStaticData('node');
 		if (hasSeenEventId(staticData, event.id)) return acknowledge('duplicate-event');
-		rememberEventId(staticData, event.id);
+		if (!rememberEventId(staticData, event.id)) {
+			return respond(this, { status: 503, error: 'replay-memory-full' });
+		}
 
 		let envelope = event.envelope;
 		let resource = event.resource;

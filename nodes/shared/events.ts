@@ -8,6 +8,7 @@ import {
 	EMPTY_BODY_STRING,
 	hexSignaturesEqual,
 	isTimestampFresh,
+	TIMESTAMP_TOLERANCE_SECONDS,
 	unixSeconds,
 } from './signature';
 
@@ -16,8 +17,19 @@ export type MoneyResource = 'charge' | 'payout';
 export type WebhookScheme = 'request-style' | 'body-hmac';
 export type WebhookSchemeSetting = WebhookScheme | 'either';
 
-export const MAX_REMEMBERED_EVENT_IDS = 1000;
 export const MAX_REMEMBERED_REFERENCES = 1000;
+
+/**
+ * A delivery accepted at time t carries a timestamp within 300 s of t, and a replay of it passes
+ * the timestamp check until that timestamp is 300 s old: up to t + 600 s. Event ids younger than
+ * that are never forgotten, whatever the traffic.
+ */
+export const EVENT_ID_REPLAY_WINDOW_SECONDS = 2 * TIMESTAMP_TOLERANCE_SECONDS;
+/** Older ids are kept this long too (sender retries come with fresh timestamps), while there is room. */
+export const EVENT_ID_RETENTION_SECONDS = 24 * 3600;
+export const EVENT_ID_SOFT_CAP = 2000;
+/** Beyond this many ids all inside the replay window, deliveries are refused (503) rather than risk a replay. */
+export const EVENT_ID_HARD_CAP = 20000;
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 export const TIMESTAMP_HEADER = 'x-timestamp';
@@ -359,8 +371,9 @@ export function judgeTransition(previous: string | undefined, next: string): Tra
 /* Bounded memory in the node's static data                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
+/** `seenEvents` holds `[eventId, acceptedAtSeconds]` pairs, oldest first. */
 export interface EventMemory {
-	eventIds: string[];
+	seenEvents: Array<[string, number]>;
 	statuses: Record<string, string>;
 	referenceOrder: string[];
 }
@@ -371,27 +384,50 @@ function referenceKey(resource: MoneyResource | null, reference: string): string
 
 /** Reads (and normalises in place) the memory kept in a node's static data. */
 export function eventMemoryOf(staticData: IDataObject): EventMemory {
-	if (!Array.isArray(staticData.eventIds)) staticData.eventIds = [];
+	if (!Array.isArray(staticData.seenEvents)) staticData.seenEvents = [];
 	if (!isPlainObject(staticData.statuses)) staticData.statuses = {};
 	if (!Array.isArray(staticData.referenceOrder)) staticData.referenceOrder = [];
 	return staticData as unknown as EventMemory;
 }
 
 export function hasSeenEventId(staticData: IDataObject, id: string): boolean {
-	return eventMemoryOf(staticData).eventIds.includes(id);
+	return eventMemoryOf(staticData).seenEvents.some(([known]) => known === id);
 }
 
-export function rememberEventId(staticData: IDataObject, id: string, cap = MAX_REMEMBERED_EVENT_IDS): void {
+/**
+ * Records an accepted event id. Returns false, remembering nothing, when the memory is full of
+ * ids still inside the replay window: the caller must refuse the delivery then.
+ */
+export function rememberEventId(
+	staticData: IDataObject,
+	id: string,
+	nowSeconds: number = unixSeconds(),
+	caps: { soft: number; hard: number } = { soft: EVENT_ID_SOFT_CAP, hard: EVENT_ID_HARD_CAP },
+): boolean {
 	const memory = eventMemoryOf(staticData);
-	if (memory.eventIds.includes(id)) return;
-	const next = [...memory.eventIds, id];
-	staticData.eventIds = next.length > cap ? next.slice(next.length - cap) : next;
+	if (hasSeenEventId(staticData, id)) return true;
+	const seen = memory.seenEvents.filter(([, at]) => nowSeconds - at < EVENT_ID_RETENTION_SECONDS);
+	let dropUpTo = 0;
+	while (
+		seen.length - dropUpTo >= caps.soft &&
+		dropUpTo < seen.length &&
+		nowSeconds - seen[dropUpTo][1] > EVENT_ID_REPLAY_WINDOW_SECONDS
+	) {
+		dropUpTo++;
+	}
+	const kept = seen.slice(dropUpTo);
+	if (kept.length >= caps.hard) {
+		staticData.seenEvents = kept;
+		return false;
+	}
+	kept.push([id, nowSeconds]);
+	staticData.seenEvents = kept;
+	return true;
 }
 
 export function forgetEventId(staticData: IDataObject, id: string): void {
 	const memory = eventMemoryOf(staticData);
-	if (!memory.eventIds.includes(id)) return;
-	staticData.eventIds = memory.eventIds.filter((known) => known !== id);
+	staticData.seenEvents = memory.seenEvents.filter(([known]) => known !== id);
 }
 
 export function lastKnownStatus(

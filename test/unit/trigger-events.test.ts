@@ -12,6 +12,8 @@ import {
 	parseWebhookEvent,
 	passesFilters,
 	rememberEventId,
+	EVENT_ID_REPLAY_WINDOW_SECONDS,
+	EVENT_ID_RETENTION_SECONDS,
 	rememberStatus,
 	signedPathCandidates,
 	singleHeader,
@@ -302,16 +304,41 @@ describe('judgeTransition (D2)', () => {
 });
 
 describe('event memory in static data', () => {
-	it('remembers event ids in a bounded ring', () => {
+	it('forgets old event ids only once they are outside the replay window', () => {
 		const staticData: IDataObject = {};
-		for (let index = 0; index < 12; index++) rememberEventId(staticData, `evt_${index}`, 10);
+		const caps = { soft: 10, hard: 15 };
+		const start = 1_700_000_000;
+		for (let index = 0; index < 12; index++) {
+			expect(rememberEventId(staticData, `evt_${index}`, start + index, caps)).toBe(true);
+		}
+		expect(eventMemoryOf(staticData).seenEvents).toHaveLength(12);
+		expect(hasSeenEventId(staticData, 'evt_0')).toBe(true);
+
+		const later = start + EVENT_ID_REPLAY_WINDOW_SECONDS + 100;
+		expect(rememberEventId(staticData, 'evt_late', later, caps)).toBe(true);
 		expect(hasSeenEventId(staticData, 'evt_0')).toBe(false);
-		expect(hasSeenEventId(staticData, 'evt_1')).toBe(false);
-		expect(hasSeenEventId(staticData, 'evt_2')).toBe(true);
-		expect(hasSeenEventId(staticData, 'evt_11')).toBe(true);
-		expect(eventMemoryOf(staticData).eventIds).toHaveLength(10);
-		forgetEventId(staticData, 'evt_11');
-		expect(hasSeenEventId(staticData, 'evt_11')).toBe(false);
+		expect(hasSeenEventId(staticData, 'evt_late')).toBe(true);
+		expect(eventMemoryOf(staticData).seenEvents).toHaveLength(10);
+
+		forgetEventId(staticData, 'evt_late');
+		expect(hasSeenEventId(staticData, 'evt_late')).toBe(false);
+	});
+
+	it('refuses to remember (so the delivery is refused) when every id is still inside the replay window', () => {
+		const staticData: IDataObject = {};
+		const caps = { soft: 3, hard: 5 };
+		for (let index = 0; index < 5; index++) rememberEventId(staticData, `evt_${index}`, 1_700_000_000, caps);
+		expect(rememberEventId(staticData, 'evt_next', 1_700_000_010, caps)).toBe(false);
+		expect(hasSeenEventId(staticData, 'evt_next')).toBe(false);
+		expect(hasSeenEventId(staticData, 'evt_0')).toBe(true);
+	});
+
+	it('drops ids older than the retention period', () => {
+		const staticData: IDataObject = {};
+		rememberEventId(staticData, 'evt_old', 1_700_000_000);
+		rememberEventId(staticData, 'evt_new', 1_700_000_000 + EVENT_ID_RETENTION_SECONDS + 1);
+		expect(hasSeenEventId(staticData, 'evt_old')).toBe(false);
+		expect(hasSeenEventId(staticData, 'evt_new')).toBe(true);
 	});
 
 	it('keeps the last status per reference with a cap, least recently updated evicted first', () => {

@@ -103,29 +103,10 @@ export function createTransactionDescription(resource: TransactionResource): INo
 			displayName: `${label} Account Type`,
 			name: 'accountType',
 			type: 'options',
-			required: true,
-			options: ACCOUNT_TYPE_OPTIONS,
-			default: 'Client',
-			description: accountTypeDescription,
-			displayOptions: { show: { ...show, identifierType: ['phone'], channel: ['platform'] } },
-		},
-		{
-			displayName: `${label} Account Type`,
-			name: 'accountType',
-			type: 'options',
 			options: [{ name: 'Not Set', value: '' }, ...ACCOUNT_TYPE_OPTIONS],
 			default: '',
 			description: accountTypeDescription,
-			displayOptions: { show: { ...show, channel: ['psp-a-tg', 'psp-b-tg'] } },
-		},
-		{
-			displayName: `${label} Account Type`,
-			name: 'accountType',
-			type: 'options',
-			options: [{ name: 'Not Set', value: '' }, ...ACCOUNT_TYPE_OPTIONS],
-			default: '',
-			description: accountTypeDescription,
-			displayOptions: { show: { ...show, identifierType: ['gm_account'], channel: ['platform'] } },
+			displayOptions: { show },
 		},
 		{
 			displayName: 'Business Reference',
@@ -283,6 +264,36 @@ function toolModeGuard(
 	}
 }
 
+/**
+ * The business reference is the payment's identity across runs (D4). A mapped value that resolves
+ * to nothing or to a non-scalar must stop the item: falling back to a per-execution key would let a
+ * re-run pay again, and "[object Object]" would give unrelated items one key.
+ */
+function readBusinessReference(this: IExecuteFunctions, itemIndex: number): string {
+	const value = this.getNodeParameter('businessReference', itemIndex, '') as unknown;
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	const configured = this.getNode().parameters.businessReference;
+	const isMapped = typeof configured === 'string' && configured.startsWith('=');
+	if (!isMapped) return '';
+	throw fieldError(
+		this.getNode(),
+		{
+			parameter: 'Business Reference',
+			field: 'idempotency-key',
+			rule: `must be a non-empty text or number when set; the expression gave ${describeReference(value)}`,
+		},
+		itemIndex,
+	);
+}
+
+function describeReference(value: unknown): string {
+	if (value === undefined || value === null) return 'nothing';
+	if (typeof value === 'string') return 'an empty text';
+	if (Array.isArray(value)) return 'a list';
+	return `a ${typeof value}`;
+}
+
 async function readDocument(this: IExecuteFunctions, itemIndex: number, field: string): Promise<Buffer> {
 	this.helpers.assertBinaryData(itemIndex, field);
 	return await this.helpers.getBinaryDataBuffer(itemIndex, field);
@@ -333,7 +344,7 @@ export async function executeCreateTransaction(
 		);
 	}
 
-	const businessReference = String(this.getNodeParameter('businessReference', itemIndex, '') ?? '');
+	const businessReference = readBusinessReference.call(this, itemIndex);
 	const idempotencyKey = deriveIdempotencyKey({
 		resource,
 		businessReference,
