@@ -26,7 +26,7 @@ import {
 	type MoneyResource,
 } from '../shared/events';
 import { moneyApiPages, moneyApiRequest } from '../shared/transport';
-import { channelOptions, statusOptions } from '../MoneyTrigger/descriptions';
+import { channelsFilter, statusesFilter } from '../MoneyTrigger/descriptions';
 
 const PAGE_SIZE = 100;
 const MAX_WATCHED = 500;
@@ -345,22 +345,8 @@ export class MoneyPollTrigger implements INodeType {
 				],
 				default: 'both',
 			},
-			{
-				displayName: 'Statuses',
-				name: 'statuses',
-				type: 'multiOptions',
-				options: statusOptions,
-				default: ['CANCELLED', 'COMPLETED', 'FAILED', 'REVERSED'],
-				description: 'Status labels that start the workflow. Leave empty for every status.',
-			},
-			{
-				displayName: 'Channels',
-				name: 'channels',
-				type: 'multiOptions',
-				options: channelOptions,
-				default: [],
-				description: 'Channels that start the workflow. Leave empty for every channel.',
-			},
+			statusesFilter,
+			channelsFilter,
 			{
 				displayName: 'Options',
 				name: 'options',

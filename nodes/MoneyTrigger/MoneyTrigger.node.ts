@@ -32,7 +32,7 @@ import {
 	type WebhookSchemeSetting,
 } from '../shared/events';
 import { moneyApiRequest } from '../shared/transport';
-import { channelOptions, resourceOptions, statusOptions } from './descriptions';
+import { channelsFilter, resourceOptions, statusesFilter } from './descriptions';
 
 const WEBHOOK_NAME = 'default';
 
@@ -138,22 +138,8 @@ export class MoneyTrigger implements INodeType {
 				default: ['charge', 'payout'],
 				description: 'Which transactions start the workflow. Leave empty for both.',
 			},
-			{
-				displayName: 'Statuses',
-				name: 'statuses',
-				type: 'multiOptions',
-				options: statusOptions,
-				default: ['CANCELLED', 'COMPLETED', 'FAILED', 'REVERSED'],
-				description: 'Status labels that start the workflow. Leave empty for every status.',
-			},
-			{
-				displayName: 'Channels',
-				name: 'channels',
-				type: 'multiOptions',
-				options: channelOptions,
-				default: [],
-				description: 'Channels that start the workflow. Leave empty for every channel.',
-			},
+			statusesFilter,
+			channelsFilter,
 			{
 				displayName: 'Confirm With the API',
 				name: 'confirmWithApi',

@@ -1,4 +1,4 @@
-import type { INodePropertyOptions } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 export const resourceOptions: INodePropertyOptions[] = [
 	{ name: 'Charge', value: 'charge' },
@@ -18,3 +18,21 @@ export const channelOptions: INodePropertyOptions[] = [
 	{ name: 'PSP A (Togo)', value: 'psp-a-tg' },
 	{ name: 'PSP B (Togo)', value: 'psp-b-tg' },
 ];
+
+export const statusesFilter: INodeProperties = {
+	displayName: 'Statuses',
+	name: 'statuses',
+	type: 'multiOptions',
+	options: statusOptions,
+	default: ['CANCELLED', 'COMPLETED', 'FAILED', 'REVERSED'],
+	description: 'Status labels that start the workflow. Leave empty for every status.',
+};
+
+export const channelsFilter: INodeProperties = {
+	displayName: 'Channels',
+	name: 'channels',
+	type: 'multiOptions',
+	options: channelOptions,
+	default: [],
+	description: 'Channels that start the workflow. Leave empty for every channel.',
+};

@@ -4,7 +4,7 @@ import type { Sandbox } from '../../sandbox';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../harness/engine';
 import { PollHarness } from '../harness/poll';
 import { findSecrets } from '../harness/secrets';
-import { ApiTestClient, chargeBody, payoutBody, startTestSandbox } from '../sandbox/helpers';
+import { ApiTestClient, startTestSandbox } from '../sandbox/helpers';
 
 const ITEM_KEYS = [
 	'amount',
@@ -45,18 +45,6 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 		return new PollHarness(engine, { parameters });
 	}
 
-	async function createCharge(overrides: Record<string, unknown> = {}): Promise<string> {
-		const response = await api.call('POST', '/money/v1/charge', { body: chargeBody(overrides) });
-		expect(response.status).toBe(201);
-		return response.json.reference as string;
-	}
-
-	async function createPayout(overrides: Record<string, unknown> = {}): Promise<string> {
-		const response = await api.call('POST', '/money/v1/payout', { body: payoutBody(overrides) });
-		expect(response.status).toBe(201);
-		return response.json.reference as string;
-	}
-
 	async function requestsTo(slug: string): Promise<number> {
 		return (await sandbox.control.counters()).requests[slug] ?? 0;
 	}
@@ -64,14 +52,14 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 	it('emits nothing on the first poll (no history flood), then a completed charge on the next, once', async () => {
 		await sandbox.control.seed({ resource: 'charge', count: 150, status: 'COMPLETED' });
 		await sandbox.control.seed({ resource: 'payout', count: 30 });
-		const historicPending = await createCharge();
+		const historicPending = await api.create('charge');
 		const trigger = poller();
 
 		expect(await trigger.poll()).toEqual({ items: null });
 		expect(trigger.executions).toHaveLength(0);
 		expect(await trigger.poll()).toEqual({ items: null });
 
-		const reference = await createCharge();
+		const reference = await api.create('charge');
 		expect(await trigger.poll()).toEqual({ items: null });
 		await sandbox.control.setStatus(reference, 'COMPLETED');
 		const next = await trigger.poll();
@@ -104,7 +92,7 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 		const trigger = poller({ resource: 'payout' });
 		expect(await trigger.poll()).toEqual({ items: null });
 
-		const reference = await createPayout();
+		const reference = await api.create('payout');
 		expect(await trigger.poll()).toEqual({ items: null });
 		expect(trigger.staticData.watch).toEqual([`payout:${reference}`]);
 		expect(await trigger.poll()).toEqual({ items: null });
@@ -123,10 +111,10 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 	it('re-checks a pending transaction with Get once it has left the overlap window', async () => {
 		const trigger = poller({ resource: 'payout', options: { overlapSeconds: 0 } });
 		await trigger.poll();
-		const old = await createPayout();
+		const old = await api.create('payout');
 		await trigger.poll();
 		await new Promise((resolve) => setTimeout(resolve, 5));
-		await createPayout();
+		await api.create('payout');
 		await trigger.poll();
 		const getsBefore = await requestsTo('get_money_v1_payout_reference');
 
@@ -140,10 +128,10 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 	it('follows a payout from COMPLETED to REVERSED, and filters by resource, status and channel', async () => {
 		const trigger = poller({ resource: 'both', statuses: ['COMPLETED', 'REVERSED'], channels: ['psp-b-tg'] });
 		await trigger.poll();
-		const payout = await createPayout();
-		const otherChannel = await createPayout({ channel: 'psp-a-tg' });
-		const charge = await createCharge({ channel: 'psp-b-tg' });
-		const failedCharge = await createCharge({ channel: 'psp-b-tg' });
+		const payout = await api.create('payout');
+		const otherChannel = await api.create('payout', { channel: 'psp-a-tg' });
+		const charge = await api.create('charge', { channel: 'psp-b-tg' });
+		const failedCharge = await api.create('charge', { channel: 'psp-b-tg' });
 		for (const reference of [payout, otherChannel, charge]) await sandbox.control.setStatus(reference, 'COMPLETED');
 		await sandbox.control.setStatus(failedCharge, 'FAILED');
 
@@ -158,19 +146,19 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 
 		const chargesOnly = poller({ resource: 'charge', statuses: [] });
 		await chargesOnly.poll();
-		await createPayout();
-		const newCharge = await createCharge();
+		await api.create('payout');
+		const newCharge = await api.create('charge');
 		const pendingOnly = await chargesOnly.poll();
 		expect(pendingOnly.items?.map((item) => `${item.json.event} ${item.json.reference}`)).toEqual([`charge.pending ${newCharge}`]);
 	});
 
 	it('returns a sample in manual mode without touching the polling state', async () => {
 		const trigger = poller({ resource: 'both', statuses: ['COMPLETED'] });
-		const older = await createCharge();
+		const older = await api.create('charge');
 		await sandbox.control.setStatus(older, 'COMPLETED');
-		const newer = await createCharge();
+		const newer = await api.create('charge');
 		await sandbox.control.setStatus(newer, 'COMPLETED');
-		await createCharge();
+		await api.create('charge');
 
 		const { items, run } = await trigger.manual();
 		expect(run.error()).toBeUndefined();
@@ -184,7 +172,7 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 	it('surfaces an API failure as a poll error without advancing, and leaks no secret', async () => {
 		const trigger = poller();
 		await trigger.poll();
-		const reference = await createCharge();
+		const reference = await api.create('charge');
 		await sandbox.control.setStatus(reference, 'COMPLETED');
 		const cursorsBefore = JSON.stringify(trigger.staticData.cursors);
 		await sandbox.control.addFault({ route: 'get_money_v1_charge_list', kind: '500', count: 1 });

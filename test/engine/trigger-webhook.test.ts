@@ -5,7 +5,7 @@ import { signWebhook } from '../../sandbox/webhooks';
 import { CREDENTIAL_TYPE, credentialFromSandbox, CREDENTIAL_ID, loadEngine, type Engine } from '../harness/engine';
 import { findSecrets } from '../harness/secrets';
 import { postRaw, WebhookHarness, type WebhookHarnessOptions } from '../harness/webhook';
-import { ApiTestClient, chargeBody, payoutBody, startTestSandbox } from '../sandbox/helpers';
+import { ApiTestClient, startTestSandbox } from '../sandbox/helpers';
 
 const NO_SECRET_CREDENTIAL = 'money-credential-without-webhook-secret';
 
@@ -52,18 +52,6 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		await harness.activate();
 		if (options.subscribe !== false) await sandbox.control.setWebhook(harness.url, options.scheme ?? 'request-style');
 		return harness;
-	}
-
-	async function createCharge(overrides: Record<string, unknown> = {}): Promise<string> {
-		const response = await api.call('POST', '/money/v1/charge', { body: chargeBody(overrides) });
-		expect(response.status).toBe(201);
-		return response.json.reference as string;
-	}
-
-	async function createPayout(overrides: Record<string, unknown> = {}): Promise<string> {
-		const response = await api.call('POST', '/money/v1/payout', { body: payoutBody(overrides) });
-		expect(response.status).toBe(201);
-		return response.json.reference as string;
 	}
 
 	async function settle(reference: string, status: 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'REVERSED') {
@@ -120,7 +108,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('runs the workflow once for a completed charge (request-style) and answers pending with 200 without a run', async () => {
 		const harness = await trigger();
-		const reference = await createCharge();
+		const reference = await api.create('charge');
 		await sandbox.control.flushWebhooks();
 		expect(harness.counts()).toMatchObject({ received: 1, accepted: 1, executions: 0 });
 
@@ -149,7 +137,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('verifies body-hmac deliveries too (payout failed)', async () => {
 		const harness = await trigger({}, { scheme: 'body-hmac' });
-		const reference = await createPayout();
+		const reference = await api.create('payout');
 		await settle(reference, 'FAILED');
 		expect(harness.captured.every((request) => request.headers['x-webhook-signature'] !== undefined)).toBe(true);
 		expect(harness.counts()).toMatchObject({ received: 2, accepted: 2, executions: 1 });
@@ -165,7 +153,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('refuses every delivery of the other scheme when the scheme is pinned', async () => {
 		const harness = await trigger({ options: { signatureScheme: 'request-style' } }, { scheme: 'body-hmac' });
-		const reference = await createCharge();
+		const reference = await api.create('charge');
 		await settle(reference, 'COMPLETED');
 		expect(harness.counts().executions).toBe(0);
 		expect(harness.counts().accepted).toBe(0);
@@ -176,7 +164,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 	it('refuses forged, tampered, stale and replayed deliveries with 401 and no execution', async () => {
 		const harness = await trigger();
 		const other = await trigger({}, { subscribe: false });
-		const reference = await createCharge();
+		const reference = await api.create('charge');
 		await settle(reference, 'COMPLETED');
 		expect(harness.counts().executions).toBe(1);
 		const original = harness.captured.at(-1)!;
@@ -224,7 +212,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('runs a redelivered event once: the response was lost, the sandbox retried with the same id', async () => {
 		const harness = await trigger();
-		const reference = await createCharge();
+		const reference = await api.create('charge');
 		await sandbox.control.flushWebhooks();
 		await sandbox.control.resetCounters();
 		harness.loseNextResponses = 1;
@@ -247,7 +235,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('drops a status that goes backwards, and a repeated status under a new id', async () => {
 		const harness = await trigger({ statuses: [] });
-		const charge = await createCharge();
+		const charge = await api.create('charge');
 		await settle(charge, 'COMPLETED');
 		expect(triggerOutputs(harness).map((item) => item?.status)).toEqual(['PENDING', 'COMPLETED']);
 
@@ -264,7 +252,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		);
 		expect(harness.counts().executions).toBe(2);
 
-		const payout = await createPayout();
+		const payout = await api.create('payout');
 		await settle(payout, 'COMPLETED');
 		await settle(payout, 'REVERSED');
 		const payoutEnvelope = await envelopeOf(payout, 'payout');
@@ -281,13 +269,13 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('filters by resource, status and channel, answering filtered events with 200', async () => {
 		const harness = await trigger({ resources: ['payout'], statuses: ['COMPLETED'], channels: ['psp-b-tg'] });
-		const charge = await createCharge({ channel: 'psp-b-tg' });
+		const charge = await api.create('charge', { channel: 'psp-b-tg' });
 		await settle(charge, 'COMPLETED');
-		const wrongChannel = await createPayout({ channel: 'psp-a-tg' });
+		const wrongChannel = await api.create('payout', { channel: 'psp-a-tg' });
 		await settle(wrongChannel, 'COMPLETED');
-		const wrongStatus = await createPayout();
+		const wrongStatus = await api.create('payout');
 		await settle(wrongStatus, 'FAILED');
-		const wanted = await createPayout();
+		const wanted = await api.create('payout');
 		await settle(wanted, 'COMPLETED');
 
 		expect(harness.counts()).toMatchObject({ received: 8, accepted: 8, executions: 1 });
@@ -297,7 +285,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('confirms with the API: emits the API state, drops what the API does not know, retries when it is down', async () => {
 		const harness = await trigger({ confirmWithApi: true, statuses: ['COMPLETED'] });
-		const pending = await createCharge();
+		const pending = await api.create('charge');
 		await sandbox.control.flushWebhooks();
 
 		const claimed = await envelopeOf(pending);
@@ -329,7 +317,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('accepts an envelope at the root and a payout typed "transfer"', async () => {
 		const harness = await trigger({ statuses: [] }, { subscribe: false });
-		const payout = await createPayout();
+		const payout = await api.create('payout');
 		await sandbox.control.flushWebhooks();
 		const envelope = { ...(await envelopeOf(payout, 'payout')), type: 'transfer', status: { code: 1, label: 'COMPLETED' } };
 		const body = JSON.stringify(envelope);
@@ -372,7 +360,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 
 	it('leaks no secret or signature into executions, responses or static data', async () => {
 		const harness = await trigger({ confirmWithApi: true, statuses: [] });
-		const charge = await createCharge();
+		const charge = await api.create('charge');
 		await sandbox.control.flushWebhooks();
 		await settle(charge, 'COMPLETED');
 		const forged = eventBody('evt_leak', 'charge.completed', {});

@@ -108,6 +108,14 @@ export class ApiTestClient {
 		Object.assign(headers, options.headers);
 		return rawRequest({ origin: new URL(this.sandbox.info.baseUrl).origin, method, path: `${this.basePrefix}${path}`, headers, body });
 	}
+
+	/** Creates a charge (or, with `payout`, a payout) from the default test body and returns its reference. */
+	async create(resource: 'charge' | 'payout', overrides: Record<string, unknown> = {}): Promise<string> {
+		const body = resource === 'charge' ? chargeBody(overrides) : payoutBody(overrides);
+		const response = await this.call('POST', `/money/v1/${resource}`, { body });
+		if (response.status !== 201) throw new Error(`create ${resource} failed: ${response.status} ${response.text}`);
+		return response.json.reference as string;
+	}
 }
 
 export function chargeBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
