@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * End-to-end tier (`npm run test:e2e`): the built pack in a real n8n 2.41 server, against the
+ * Money API sandbox, on loopback ports of its own.
+ *
+ *   1. install (once, cached) Node 24 and n8n        scripts/n8n-runtime.js
+ *   2. copy package.json + dist as a community package   (build first: npm run build)
+ *   3. start the sandbox and n8n (owner from env), import the credential and the workflows
+ *   4. run the named checks of test/e2e/cases.js in order: `ok - name` / `not ok - name: reason`
+ *   5. print `N passed, N failed` as the last line; exit 1 on any failure
+ *
+ * Environment: E2E_ONLY=substring (run matching checks only; the others are skipped and not
+ * counted), E2E_KEEP=1 (keep the n8n user folder; it is always kept on failure), MONEY_PACK_DIR
+ * (test another build: a folder with package.json + dist), MONEY_TOTALS_FILE (totals appended as
+ * JSON for .ci/run), and those of scripts/n8n-runtime.js (MONEY_CACHE_DIR, ...).
+ */
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+
+const rt = require('./n8n-runtime');
+const { startSandbox, moneyCredentialData } = require('./sandbox-process');
+
+const REPO = path.resolve(__dirname, '..');
+const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
+
+function say(msg) {
+	process.stdout.write(`${msg}\n`);
+}
+
+function oneLine(err) {
+	const msg = err && err.message ? err.message : String(err);
+	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, 1500);
+}
+
+async function main() {
+	const t0 = Date.now();
+	const cases = require(path.join(REPO, 'test', 'e2e', 'cases.js'));
+	const { CREDENTIAL, CREDENTIAL_TYPE } = require(path.join(REPO, 'test', 'e2e', 'workflows.js'));
+	// MONEY_PACK_DIR: a folder with package.json + dist to test instead of this repo's build.
+	const packDir = process.env.MONEY_PACK_DIR ? path.resolve(process.env.MONEY_PACK_DIR) : REPO;
+	if (!fs.existsSync(path.join(packDir, 'dist'))) throw new Error(`${packDir}/dist is missing: run \`npm run build\` first`);
+
+	say('# installing or reusing Node 24 and n8n (cached)...');
+	const runtime = rt.ensureN8n();
+	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-e2e-n8n-'));
+	const pack = rt.installPack(userFolder, packDir);
+	say(`# pack ${pack.name}@${pack.version} installed as a community package in ${userFolder}`);
+
+	const resources = { sandbox: null, n8n: null };
+	let failed = 0;
+	let passed = 0;
+	let keep = process.env.E2E_KEEP === '1';
+	const cleanup = async () => {
+		await Promise.allSettled([resources.n8n && resources.n8n.stop(), resources.sandbox && resources.sandbox.stop()]);
+	};
+	process.once('SIGINT', () => {
+		say('# interrupted; stopping n8n and the sandbox');
+		cleanup().finally(() => process.exit(130));
+	});
+	try {
+		say('# starting the sandbox and n8n...');
+		const [sandbox, n8n] = await Promise.all([
+			startSandbox({ repoDir: REPO, logFile: path.join(userFolder, 'sandbox.log') }),
+			rt.startN8n({ userFolder, owner: OWNER }),
+		]);
+		resources.sandbox = sandbox;
+		resources.n8n = n8n;
+		say(`# sandbox ${sandbox.info.baseUrl}, n8n ${n8n.url} (ready in ${n8n.startSeconds.toFixed(1)} s)`);
+
+		const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialData(sandbox.info) };
+		await rt.importJson('import:credentials', [cred], { env: n8n.env });
+		const session = await rt.login(n8n.url, OWNER.email, OWNER.password);
+		const apiKey = await rt.createApiKey(session, { label: 'e2e' });
+		const api = rt.publicApi(n8n.url, apiKey);
+
+		const ctx = {
+			repo: REPO,
+			n8n,
+			api,
+			session,
+			sandbox: { info: sandbox.info, control: sandbox.control },
+			output: rt.nodeOutput,
+			/** Run a workflow with `n8n execute`, then read its execution from the public API. */
+			async run(workflowId, { expectError = false } = {}) {
+				const known = new Set((await api.listExecutions({ workflowId, includeData: false })).map((e) => String(e.id)));
+				const cli = await n8n.cli(['execute', `--id=${workflowId}`, '--rawOutput'], { check: false });
+				const execs = await api.waitForExecutions(workflowId, (ex) => ex.some((e) => !known.has(String(e.id))), { timeoutMs: 15_000 });
+				const execution = execs.find((e) => !known.has(String(e.id)));
+				const error = rt.executionError(execution);
+				if (!expectError && (cli.code !== 0 || execution.status !== 'success')) {
+					const why = error ? `${error.message}${error.description ? ` (${error.description})` : ''}` : (cli.stdout + cli.stderr).split('\n').slice(-15).join('\n');
+					throw new Error(`workflow ${workflowId} failed (exit ${cli.code}, status ${execution.status}): ${why}`);
+				}
+				return { cli, execution, error, output: (nodeName, o) => rt.nodeOutput(execution, nodeName, o) || [] };
+			},
+		};
+		const { workflows, checks } = cases.build(ctx);
+		await rt.importJson('import:workflow', workflows, { env: n8n.env });
+		say(`# imported the credential and ${workflows.length} workflows; running ${checks.length} checks`);
+		await sandbox.control.resetCounters();
+
+		const only = process.env.E2E_ONLY;
+		for (const check of checks) {
+			if (only && !check.name.includes(only)) continue;
+			const t = Date.now();
+			try {
+				await check.fn();
+				passed++;
+				say(`ok - ${check.name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+			} catch (err) {
+				failed++;
+				say(`not ok - ${check.name}: ${oneLine(err)}`);
+			}
+		}
+	} catch (err) {
+		failed++;
+		say(`not ok - setup: ${oneLine(err)}`);
+	} finally {
+		await cleanup();
+	}
+	if (failed > 0) keep = true;
+	if (keep) say(`# n8n user folder kept for inspection: ${userFolder} (n8n.log, sandbox.log)`);
+	else fs.rmSync(userFolder, { recursive: true, force: true });
+	say(`# n8n ${rt.N8N_VERSION} on Node ${rt.NODE_VERSION} (${runtime.nodeBin}); total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	report(passed, failed);
+	return failed === 0 ? 0 : 1;
+}
+
+/** The totals line, last; also appended to MONEY_TOTALS_FILE for .ci/run (as test/totals-reporter.js does). */
+function report(passed, failed) {
+	say(`${passed} passed, ${failed} failed`);
+	if (process.env.MONEY_TOTALS_FILE) {
+		fs.appendFileSync(process.env.MONEY_TOTALS_FILE, `${JSON.stringify({ passed, failed, skipped: 0 })}\n`);
+	}
+}
+
+main().then(
+	(code) => process.exit(code),
+	(err) => {
+		say(`not ok - setup: ${oneLine(err)}`);
+		report(0, 1);
+		process.exit(1);
+	},
+);

@@ -1,0 +1,163 @@
+'use strict';
+/**
+ * Workflow JSON for the end-to-end tier, built in code so node types and parameters live in one
+ * place. Every Money parameter name used by the e2e tier is in `money` below: when a node's
+ * parameters change, change them here.
+ *
+ * Types are those of a real Community Nodes install: `n8n-nodes-money.<node>`.
+ */
+
+const PACK = 'n8n-nodes-money';
+const TYPES = {
+	money: `${PACK}.money`,
+	moneyTrigger: `${PACK}.moneyTrigger`,
+	moneyPollTrigger: `${PACK}.moneyPollTrigger`,
+	manualTrigger: 'n8n-nodes-base.manualTrigger',
+	set: 'n8n-nodes-base.set',
+	httpRequest: 'n8n-nodes-base.httpRequest',
+};
+const CREDENTIAL_TYPE = 'moneyApi';
+
+/** The credential every Money node of these workflows uses (imported by scripts/e2e.js). */
+const CREDENTIAL = { id: 'e2eMoneyCred0000001', name: 'Money sandbox (e2e)' };
+
+function credentialRef(cred = CREDENTIAL) {
+	return { [CREDENTIAL_TYPE]: { id: cred.id, name: cred.name } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Nodes
+// ---------------------------------------------------------------------------------------------
+
+const node = {
+	manualTrigger: (name = 'Start') => ({ name, type: TYPES.manualTrigger, typeVersion: 1, parameters: {} }),
+
+	/** Set node: `fields` {name: value|expression}; strings only unless typed as [value, type]. */
+	set: (name, fields, { includeOtherFields = false } = {}) => ({
+		name,
+		type: TYPES.set,
+		typeVersion: 3.4,
+		parameters: {
+			assignments: {
+				assignments: Object.entries(fields).map(([field, v], i) => {
+					const [value, type] = Array.isArray(v) ? v : [v, typeof v === 'number' ? 'number' : typeof v === 'boolean' ? 'boolean' : 'string'];
+					return { id: `f${i}`, name: field, value, type };
+				}),
+			},
+			includeOtherFields,
+			options: {},
+		},
+	}),
+
+	/** Money node: `parameters` from the `money` builders below. */
+	money: (name, parameters, { cred, continueOnFail = false } = {}) => ({
+		name,
+		type: TYPES.money,
+		typeVersion: 1,
+		parameters,
+		credentials: credentialRef(cred),
+		...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
+	}),
+
+	/**
+	 * HTTP Request node with the `Money API` predefined credential type.
+	 * url: absolute; query: {name: value}.
+	 */
+	httpRequestMoney: (name, { method = 'GET', url, query = {} }, { cred } = {}) => ({
+		name,
+		type: TYPES.httpRequest,
+		typeVersion: 4.2,
+		parameters: {
+			method,
+			url,
+			authentication: 'predefinedCredentialType',
+			nodeCredentialType: CREDENTIAL_TYPE,
+			sendQuery: Object.keys(query).length > 0,
+			queryParameters: { parameters: Object.entries(query).map(([k, v]) => ({ name: k, value: String(v) })) },
+			options: {},
+		},
+		credentials: credentialRef(cred),
+	}),
+
+	/** Money Trigger (webhook). webhookId fixes the production URL: /webhook/<webhookId>/<path>. */
+	moneyTrigger: (name, parameters, { webhookId, cred } = {}) => ({
+		name,
+		type: TYPES.moneyTrigger,
+		typeVersion: 1,
+		parameters,
+		credentials: credentialRef(cred),
+		webhookId,
+	}),
+};
+
+// ---------------------------------------------------------------------------------------------
+// Money node parameters (as in nodes/Money/actions/**)
+// ---------------------------------------------------------------------------------------------
+
+const money = {
+	/** Create a charge or payout. c: {amount, currency, identifierType, identifier, channel, accountType, businessReference, options} */
+	create: (resource, c) => ({
+		resource,
+		operation: 'create',
+		amount: c.amount,
+		currency: c.currency || 'XOF',
+		identifierType: c.identifierType || 'gm_account',
+		identifier: c.identifier,
+		channel: c.channel || 'psp-a-tg',
+		...(c.accountType !== undefined ? { accountType: c.accountType } : {}),
+		...(c.businessReference ? { businessReference: c.businessReference } : {}),
+		additionalFields: c.additionalFields || {},
+		options: c.options || {},
+	}),
+	/** Get one charge/payout; reference may be an expression like '={{ $json.reference }}'. */
+	get: (resource, reference, options = {}) => ({ resource, operation: 'get', reference, options }),
+	/** Get many; returnAll true or a limit. */
+	getAll: (resource, { returnAll = false, limit = 50, filters = {}, options = {} } = {}) => ({
+		resource,
+		operation: 'getAll',
+		returnAll,
+		...(returnAll ? {} : { limit }),
+		filters,
+		options,
+	}),
+	/** Transaction details by payment identifier or unique_id. */
+	transactionGet: (transactionId, options = {}) => ({ resource: 'transaction', operation: 'get', transactionId, options }),
+	accountGet: (options = {}) => ({ resource: 'account', operation: 'get', options }),
+};
+
+/** Money Trigger parameters (as in nodes/MoneyTrigger). */
+const moneyTriggerParams = ({ resources = ['charge', 'payout'], statuses = ['CANCELLED', 'COMPLETED', 'FAILED', 'REVERSED'], options = {} } = {}) => ({
+	resources,
+	statuses,
+	channels: [],
+	confirmWithApi: false,
+	options,
+});
+/** The `path` of the Money Trigger's webhook description. */
+const MONEY_TRIGGER_PATH = 'money';
+
+// ---------------------------------------------------------------------------------------------
+// Workflows
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A linear workflow: nodes connected in order (first is the trigger). Ids are at most 21
+ * characters (n8n's limit); node ids and positions are filled in.
+ */
+function chain(id, name, nodes) {
+	if (id.length > 21) throw new Error(`workflow id ${id} is longer than 21 characters`);
+	const full = nodes.map((n, i) => ({ id: `${id}-n${i}`, position: [i * 220, 0], ...n }));
+	const connections = {};
+	for (let i = 0; i + 1 < full.length; i++) {
+		connections[full[i].name] = { main: [[{ node: full[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return { id, name, active: false, nodes: full, connections, settings: { executionOrder: 'v1' }, pinData: {} };
+}
+
+/** A uuid-shaped webhook id, stable per name (so URLs are predictable). */
+function webhookIdFor(name) {
+	const hex = require('node:crypto').createHash('sha256').update(name).digest('hex');
+	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+module.exports = { PACK, TYPES, CREDENTIAL_TYPE, CREDENTIAL, node, money, moneyTriggerParams, MONEY_TRIGGER_PATH, chain, webhookIdFor };
