@@ -371,9 +371,13 @@ export function judgeTransition(previous: string | undefined, next: string): Tra
 /* Bounded memory in the node's static data                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/** `seenEvents` holds `[eventId, acceptedAtSeconds]` pairs, oldest first. */
+/**
+ * `seenEvents` maps `e:<eventId>` to the second it was accepted, in acceptance order (the prefix
+ * keeps ids that look like integers from being reordered); `seenEventCount` is its size.
+ */
 export interface EventMemory {
-	seenEvents: Array<[string, number]>;
+	seenEvents: Record<string, number>;
+	seenEventCount: number;
 	statuses: Record<string, string>;
 	referenceOrder: string[];
 }
@@ -382,16 +386,23 @@ function referenceKey(resource: MoneyResource | null, reference: string): string
 	return `${resource ?? 'transaction'}:${reference}`;
 }
 
+function seenKey(id: string): string {
+	return `e:${id}`;
+}
+
 /** Reads (and normalises in place) the memory kept in a node's static data. */
 export function eventMemoryOf(staticData: IDataObject): EventMemory {
-	if (!Array.isArray(staticData.seenEvents)) staticData.seenEvents = [];
+	if (!isPlainObject(staticData.seenEvents)) staticData.seenEvents = {};
+	if (typeof staticData.seenEventCount !== 'number') {
+		staticData.seenEventCount = Object.keys(staticData.seenEvents as IDataObject).length;
+	}
 	if (!isPlainObject(staticData.statuses)) staticData.statuses = {};
 	if (!Array.isArray(staticData.referenceOrder)) staticData.referenceOrder = [];
 	return staticData as unknown as EventMemory;
 }
 
 export function hasSeenEventId(staticData: IDataObject, id: string): boolean {
-	return eventMemoryOf(staticData).seenEvents.some(([known]) => known === id);
+	return Object.prototype.hasOwnProperty.call(eventMemoryOf(staticData).seenEvents, seenKey(id));
 }
 
 /**
@@ -405,29 +416,29 @@ export function rememberEventId(
 	caps: { soft: number; hard: number } = { soft: EVENT_ID_SOFT_CAP, hard: EVENT_ID_HARD_CAP },
 ): boolean {
 	const memory = eventMemoryOf(staticData);
-	if (hasSeenEventId(staticData, id)) return true;
-	const seen = memory.seenEvents.filter(([, at]) => nowSeconds - at < EVENT_ID_RETENTION_SECONDS);
-	let dropUpTo = 0;
-	while (
-		seen.length - dropUpTo >= caps.soft &&
-		dropUpTo < seen.length &&
-		nowSeconds - seen[dropUpTo][1] > EVENT_ID_REPLAY_WINDOW_SECONDS
-	) {
-		dropUpTo++;
+	const seen = memory.seenEvents;
+	if (Object.prototype.hasOwnProperty.call(seen, seenKey(id))) return true;
+	for (const key in seen) {
+		const age = nowSeconds - seen[key];
+		const expired = age >= EVENT_ID_RETENTION_SECONDS;
+		const evictable = memory.seenEventCount >= caps.soft && age > EVENT_ID_REPLAY_WINDOW_SECONDS;
+		if (!expired && !evictable) break;
+		delete seen[key];
+		memory.seenEventCount--;
 	}
-	const kept = seen.slice(dropUpTo);
-	if (kept.length >= caps.hard) {
-		staticData.seenEvents = kept;
-		return false;
-	}
-	kept.push([id, nowSeconds]);
-	staticData.seenEvents = kept;
+	if (memory.seenEventCount >= caps.hard) return false;
+	seen[seenKey(id)] = nowSeconds;
+	memory.seenEventCount++;
+	staticData.seenEvents = seen;
 	return true;
 }
 
 export function forgetEventId(staticData: IDataObject, id: string): void {
 	const memory = eventMemoryOf(staticData);
-	staticData.seenEvents = memory.seenEvents.filter(([known]) => known !== id);
+	if (!Object.prototype.hasOwnProperty.call(memory.seenEvents, seenKey(id))) return;
+	delete memory.seenEvents[seenKey(id)];
+	memory.seenEventCount--;
+	staticData.seenEvents = memory.seenEvents;
 }
 
 export function lastKnownStatus(
@@ -448,15 +459,14 @@ export function rememberStatus(
 ): void {
 	const memory = eventMemoryOf(staticData);
 	const key = referenceKey(resource, reference);
-	const statuses: Record<string, string> = { ...memory.statuses, [key]: status };
-	let order = memory.referenceOrder.filter((known) => known !== key);
-	order.push(key);
-	if (order.length > cap) {
-		for (const evicted of order.slice(0, order.length - cap)) delete statuses[evicted];
-		order = order.slice(order.length - cap);
-	}
+	const { statuses, referenceOrder } = memory;
+	const at = referenceOrder.indexOf(key);
+	if (at >= 0) referenceOrder.splice(at, 1);
+	referenceOrder.push(key);
+	statuses[key] = status;
+	while (referenceOrder.length > cap) delete statuses[referenceOrder.shift() as string];
 	staticData.statuses = statuses;
-	staticData.referenceOrder = order;
+	staticData.referenceOrder = referenceOrder;
 }
 
 /* ------------------------------------------------------------------------------------------ */

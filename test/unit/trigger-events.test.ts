@@ -311,14 +311,15 @@ describe('event memory in static data', () => {
 		for (let index = 0; index < 12; index++) {
 			expect(rememberEventId(staticData, `evt_${index}`, start + index, caps)).toBe(true);
 		}
-		expect(eventMemoryOf(staticData).seenEvents).toHaveLength(12);
+		expect(eventMemoryOf(staticData).seenEventCount).toBe(12);
 		expect(hasSeenEventId(staticData, 'evt_0')).toBe(true);
 
 		const later = start + EVENT_ID_REPLAY_WINDOW_SECONDS + 100;
 		expect(rememberEventId(staticData, 'evt_late', later, caps)).toBe(true);
 		expect(hasSeenEventId(staticData, 'evt_0')).toBe(false);
 		expect(hasSeenEventId(staticData, 'evt_late')).toBe(true);
-		expect(eventMemoryOf(staticData).seenEvents).toHaveLength(10);
+		expect(eventMemoryOf(staticData).seenEventCount).toBe(10);
+		expect(Object.keys(eventMemoryOf(staticData).seenEvents)).toHaveLength(10);
 
 		forgetEventId(staticData, 'evt_late');
 		expect(hasSeenEventId(staticData, 'evt_late')).toBe(false);
@@ -331,6 +332,15 @@ describe('event memory in static data', () => {
 		expect(rememberEventId(staticData, 'evt_next', 1_700_000_010, caps)).toBe(false);
 		expect(hasSeenEventId(staticData, 'evt_next')).toBe(false);
 		expect(hasSeenEventId(staticData, 'evt_0')).toBe(true);
+	});
+
+	it('keeps ids that look like numbers in acceptance order across a JSON round trip', () => {
+		let staticData: IDataObject = {};
+		rememberEventId(staticData, '900', 1_700_000_000);
+		rememberEventId(staticData, '100', 1_700_000_001);
+		staticData = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+		expect(Object.keys(eventMemoryOf(staticData).seenEvents)).toEqual(['e:900', 'e:100']);
+		expect(hasSeenEventId(staticData, '100')).toBe(true);
 	});
 
 	it('drops ids older than the retention period', () => {

@@ -1,4 +1,4 @@
-import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { MONEY_CREDENTIAL_TYPE } from '../../shared/constants';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../shared/transport';
@@ -10,8 +10,8 @@ export function isToolMode(context: IExecuteFunctions): boolean {
 	return typeof context.isToolExecution === 'function' && context.isToolExecution();
 }
 
-function numberOption(context: IExecuteFunctions, name: string, itemIndex: number, fallback: number): number {
-	const value = context.getNodeParameter(`options.${name}`, itemIndex, fallback) as unknown;
+function numberOption(options: IDataObject, name: string, fallback: number): number {
+	const value = options[name];
 	return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : fallback;
 }
 
@@ -21,12 +21,14 @@ export function createOperationContext(context: IExecuteFunctions): OperationCon
 		isToolMode: isToolMode(context),
 		credentials: async () => await (credentials ??= context.getCredentials(MONEY_CREDENTIAL_TYPE)),
 		callSettings(itemIndex: number): CallSettings {
+			const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 			return {
 				retry: {
-					maxRetries: Math.floor(numberOption(context, 'maxRetries', itemIndex, DEFAULT_RETRY_POLICY.maxRetries)),
-					baseDelayMs: numberOption(context, 'retryBaseDelayMs', itemIndex, DEFAULT_RETRY_POLICY.baseDelayMs),
+					maxRetries: Math.floor(numberOption(options, 'maxRetries', DEFAULT_RETRY_POLICY.maxRetries)),
+					baseDelayMs: numberOption(options, 'retryBaseDelayMs', DEFAULT_RETRY_POLICY.baseDelayMs),
 				},
-				timeoutMs: numberOption(context, 'requestTimeoutMs', itemIndex, DEFAULT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS,
+				timeoutMs: numberOption(options, 'requestTimeoutMs', DEFAULT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS,
+				simplify: options.simplify === true,
 			};
 		},
 	};

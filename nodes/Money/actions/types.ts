@@ -7,6 +7,7 @@ export type MoneyResource = 'account' | 'charge' | 'payout' | 'transaction';
 export interface CallSettings {
 	retry: RetryPolicy;
 	timeoutMs: number;
+	simplify: boolean;
 }
 
 export interface OperationContext {

@@ -19,7 +19,6 @@ export async function execute(
 		retry: settings.retry,
 		timeoutMs: settings.timeoutMs,
 	});
-	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
 	const account = withoutEnvelopeFlags(response);
-	return [{ json: simplify ? simplifyAccount(account) : account, pairedItem: { item: itemIndex } }];
+	return [{ json: settings.simplify ? simplifyAccount(account) : account, pairedItem: { item: itemIndex } }];
 }

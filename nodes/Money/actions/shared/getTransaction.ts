@@ -39,6 +39,5 @@ export async function executeGetTransaction(
 		timeoutMs: settings.timeoutMs,
 	});
 	const envelope = (response.data as IDataObject | undefined) ?? response;
-	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
-	return [{ json: simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }];
+	return [{ json: settings.simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }];
 }

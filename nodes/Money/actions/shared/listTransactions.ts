@@ -136,7 +136,6 @@ export async function executeListTransactions(
 		const rule = `must be a whole number from 1 to ${LIST_PAGE_SIZE_MAX}`;
 		throw fieldError(this.getNode(), { parameter: 'Limit', field: 'limit', rule }, itemIndex);
 	}
-	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
 	const settings = context.callSettings(itemIndex);
 
 	const output: INodeExecutionData[] = [];
@@ -148,7 +147,7 @@ export async function executeListTransactions(
 	});
 	for await (const page of pages) {
 		for (const envelope of page.items) {
-			output.push({ json: simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } });
+			output.push({ json: settings.simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } });
 			if (limit !== undefined && output.length >= limit) return output;
 		}
 	}

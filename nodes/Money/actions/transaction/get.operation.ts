@@ -36,7 +36,6 @@ export async function execute(
 		`${ROUTES.transactionDetails}/${encodeURIComponent(transactionId)}`,
 		{ itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs },
 	);
-	const simplify = this.getNodeParameter('options.simplify', itemIndex, false) as boolean;
 	const details = withoutEnvelopeFlags(response);
-	return [{ json: simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
+	return [{ json: settings.simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
 }
