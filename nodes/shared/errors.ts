@@ -175,7 +175,7 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 		return {
 			message: `Money API request failed${attempts}: ${failure.transportMessage ?? 'no response'}`,
 			description:
-				'No answer was received from the Money API. Check the Base URL and the network. A create sent again reuses the same idempotency key, so it cannot move money twice.',
+				'No answer was received from the Money API, so a create may or may not have been carried out. Check the Base URL and the network. Retry On Fail, and any run with the same Business Reference, resend the same idempotency key and cannot move money twice; a new execution without a Business Reference would send a new key, so check Get Many before sending it again.',
 		};
 	}
 
