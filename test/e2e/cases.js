@@ -225,6 +225,24 @@ function build(ctx) {
 			},
 		},
 		{
+			name: "the credential's Test passes, and fails with a wrong HMAC secret",
+			async fn() {
+				const { moneyCredentialData } = require('../../scripts/sandbox-process');
+				const test = async (data) => {
+					const res = await ctx.session.request('POST', '/rest/credentials/test', {
+						credentials: { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data },
+					});
+					assert.ok(res.status === 200, `credential test answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+					return res.json.data;
+				};
+				const good = await test(moneyCredentialData(info));
+				assert.equal(good.status, 'OK', JSON.stringify(good));
+				const wrongHmac = await test({ ...moneyCredentialData(info), hmacSecret: 'not-the-hmac-secret' });
+				assert.equal(wrongHmac.status, 'Error', JSON.stringify(wrongHmac));
+				assert.ok(!JSON.stringify(wrongHmac).includes(info.clientSecret), 'the test result shows the client secret');
+			},
+		},
+		{
 			name: 'the pay-beneficiaries example pays each row once, also when run again',
 			async fn() {
 				const first = await ctx.run(ids.ExamplePayouts);
