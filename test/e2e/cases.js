@@ -3,7 +3,7 @@
  * End-to-end checks against a real n8n 2.41 server and the sandbox, run by scripts/e2e.js.
  *
  * build(ctx) returns { workflows, checks }: the workflows are imported together before the
- * checks run; checks run in order (the token check is last: it counts every token request of
+ * checks run; checks run in order (the token check follows every execution: it counts every token request of
  * the run). ctx (see scripts/e2e.js):
  *   ctx.sandbox  { info, control }          the Money API sandbox
  *   ctx.n8n      handle of scripts/n8n-runtime.js startN8n (url, cli, ...)
@@ -225,24 +225,6 @@ function build(ctx) {
 			},
 		},
 		{
-			name: "the credential's Test passes, and fails with a wrong HMAC secret",
-			async fn() {
-				const { moneyCredentialData } = require('../../scripts/sandbox-process');
-				const test = async (data) => {
-					const res = await ctx.session.request('POST', '/rest/credentials/test', {
-						credentials: { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data },
-					});
-					assert.ok(res.status === 200, `credential test answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
-					return res.json.data;
-				};
-				const good = await test(moneyCredentialData(info));
-				assert.equal(good.status, 'OK', JSON.stringify(good));
-				const wrongHmac = await test({ ...moneyCredentialData(info), hmacSecret: 'not-the-hmac-secret' });
-				assert.equal(wrongHmac.status, 'Error', JSON.stringify(wrongHmac));
-				assert.ok(!JSON.stringify(wrongHmac).includes(info.clientSecret), 'the test result shows the client secret');
-			},
-		},
-		{
 			name: 'the pay-beneficiaries example pays each row once, also when run again',
 			async fn() {
 				const first = await ctx.run(ids.ExamplePayouts);
@@ -275,6 +257,25 @@ function build(ctx) {
 			async fn() {
 				const counters = await ctx.sandbox.control.counters();
 				assert.equal(counters.tokenRequests, 1, `token requested ${counters.tokenRequests} times`);
+			},
+		},
+		// After the token check: n8n fetches a fresh token for every credential test.
+		{
+			name: "the credential's Test passes, and fails with a wrong HMAC secret",
+			async fn() {
+				const { moneyCredentialData } = require('../../scripts/sandbox-process');
+				const test = async (data) => {
+					const res = await ctx.session.request('POST', '/rest/credentials/test', {
+						credentials: { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data },
+					});
+					assert.ok(res.status === 200, `credential test answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+					return res.json.data;
+				};
+				const good = await test(moneyCredentialData(info));
+				assert.equal(good.status, 'OK', JSON.stringify(good));
+				const wrongHmac = await test({ ...moneyCredentialData(info), hmacSecret: 'not-the-hmac-secret' });
+				assert.equal(wrongHmac.status, 'Error', JSON.stringify(wrongHmac));
+				assert.ok(!JSON.stringify(wrongHmac).includes(info.clientSecret), 'the test result shows the client secret');
 			},
 		},
 	];
