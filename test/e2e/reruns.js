@@ -50,6 +50,7 @@ function build(ctx) {
 	const D = amount();
 	const E = amount();
 	const K = [amount(), amount(), amount(), amount(), amount(), amount()];
+	const K2 = [amount(), amount(), amount(), amount(), amount(), amount()];
 
 	const loopWorkflow = (() => {
 		const w = wf('Loop', 'e2e loop pays identical rows of two batches', [
@@ -66,18 +67,25 @@ function build(ctx) {
 		return w;
 	})();
 
-	const killWebhookPath = `e2e-kill-${crypto.randomBytes(3).toString('hex')}`;
-	const killWorkflow = wf('Kill', 'e2e payout run killed mid-run', [
-		{
-			name: 'Start run',
-			type: 'n8n-nodes-base.webhook',
-			typeVersion: 2,
-			webhookId: crypto.randomUUID(),
-			parameters: { httpMethod: 'POST', path: killWebhookPath, responseMode: 'onReceived', options: {} },
-		},
-		...rowNodes(K.map((value, index) => ({ identifier: index % 2 ? OTHER_BENEFICIARY : BENEFICIARY, amount: value }))),
-		node.money('Pay', mapped('payout')),
-	]);
+	/** A payout run started by a webhook, so that it runs inside the server that gets killed. */
+	const killRun = (key, amounts, withReference) => {
+		const path = `e2e-kill-${key.toLowerCase()}-${crypto.randomBytes(3).toString('hex')}`;
+		const rows = amounts.map((value, index) => ({ identifier: index % 2 ? OTHER_BENEFICIARY : BENEFICIARY, amount: value, ref: `kill-${path}-${index}` }));
+		const extra = withReference ? { businessReference: '={{ $json.ref }}' } : {};
+		const workflow = wf(key, `e2e payout run killed mid-run (${withReference ? 'with' : 'without'} Business Reference)`, [
+			{
+				name: 'Start run',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				webhookId: crypto.randomUUID(),
+				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+			},
+			...rowNodes(rows),
+			node.money('Pay', mapped('payout', extra)),
+		]);
+		return { key, path, amounts, workflow };
+	};
+	const killRuns = [killRun('Kill', K, false), killRun('KillRef', K2, true)];
 
 	const workflows = [
 		wf('Later', 'e2e payout run, later row fails', [node.manualTrigger(), ...rowNodes(A.map((value, index) => ({ identifier: index === 1 ? OTHER_BENEFICIARY : BENEFICIARY, amount: value }))), node.money('Pay', mapped('payout'))]),
@@ -97,7 +105,7 @@ function build(ctx) {
 			{ ...node.money('Pay', mapped('payout')), retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
 		]),
 		loopWorkflow,
-		killWorkflow,
+		...killRuns.map((run) => run.workflow),
 	];
 
 	async function ledgerRows(resource, amounts) {
@@ -197,42 +205,51 @@ function build(ctx) {
 			},
 		},
 		{
-			name: 'kill -9 of n8n during a payout run, restart, then what n8n offers: no row paid twice',
+			name: 'kill -9 of n8n during payout runs, restart, Retry: nothing paid twice, with or without a Business Reference',
 			async fn() {
-				await ctx.api.activateWorkflow(ids.Kill);
 				await control.addFault({ route: 'post_money_v1_payout', kind: 'delay', delayMs: 1500 });
-				const start = () => fetch(`${ctx.n8n.url}/webhook/${killWebhookPath}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
-				let started = await start();
-				for (let tries = 0; started.status === 404 && tries < 120; tries++) {
-					await new Promise((r) => setTimeout(r, 500));
-					started = await start();
+				for (const run of killRuns) {
+					await ctx.api.activateWorkflow(ids[run.key]);
+					const start = () => fetch(`${ctx.n8n.url}/webhook/${run.path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+					let started = await start();
+					for (let tries = 0; started.status === 404 && tries < 120; tries++) {
+						await new Promise((r) => setTimeout(r, 500));
+						started = await start();
+					}
+					assert.equal(started.status, 200, 'the webhook was never registered');
 				}
-				assert.equal(started.status, 200, 'the webhook was never registered');
-				const deadline = Date.now() + 60_000;
-				while ((await ledgerRows('payout', K)).length < 2) {
-					assert.ok(Date.now() < deadline, 'the run did not start paying');
-					await new Promise((r) => setTimeout(r, 200));
+				const deadline = Date.now() + 90_000;
+				for (const run of killRuns) {
+					while ((await ledgerRows('payout', run.amounts)).length < 2) {
+						assert.ok(Date.now() < deadline, 'the runs did not start paying');
+						await new Promise((r) => setTimeout(r, 200));
+					}
 				}
 				await ctx.restartN8n({ kill: true });
 				await control.clearFaults();
-				const paidBefore = await ledgerRows('payout', K);
-				const [crashed] = await ctx.api.listExecutions({ workflowId: ids.Kill, includeData: false });
-				const report = { paidBeforeKill: paidBefore.length, status: crashed && crashed.status };
-				const res = await ctx.session.request('POST', `/rest/executions/${crashed.id}/retry`, { loadWorkflow: false });
-				report.retry = res.status === 200 ? 'allowed' : `refused: HTTP ${res.status} ${String(res.json && res.json.message).slice(0, 160)}`;
-				if (res.status === 200) {
-					const retriedId = res.json.data && res.json.data.id;
+				const report = {};
+				for (const run of killRuns) {
+					const entry = { paidBeforeRetry: (await ledgerRows('payout', run.amounts)).length };
+					const [crashed] = await ctx.api.listExecutions({ workflowId: ids[run.key], includeData: false });
+					entry.status = crashed && crashed.status;
+					const res = await ctx.session.request('POST', `/rest/executions/${crashed.id}/retry`, { loadWorkflow: false });
+					entry.retry = res.status === 200 ? 'allowed' : `refused: HTTP ${res.status}`;
+					const retriedId = res.status === 200 && res.json.data && res.json.data.id;
 					const retried = retriedId ? await ctx.api.getExecution(retriedId, true) : undefined;
-					report.retryStatus = retried && retried.status;
-					report.retryOutcomes = retried ? outcomes(ctx.output(retried, 'Pay') || []) : [];
+					entry.retryStatus = retried && retried.status;
+					entry.retryError = retried && retried.data && retried.data.resultData.error ? String(retried.data.resultData.error.message).slice(0, 80) : undefined;
+					entry.retryOutcomes = retried ? outcomes(ctx.output(retried, 'Pay') || []) : [];
+					const rows = await ledgerRows('payout', run.amounts);
+					entry.paidAfter = rows.length;
+					report[run.key] = entry;
+					const amounts = rows.map((row) => Math.abs(row.amount.value));
+					assert.equal(new Set(amounts).size, amounts.length, `a row was paid twice: ${JSON.stringify(report)}`);
 				}
-				const after = await ledgerRows('payout', K);
-				report.paidAfter = after.length;
 				ctx.note(`kill -9 mid-run: ${JSON.stringify(report)}`);
-				const perAmount = new Map();
-				for (const row of after) perAmount.set(Math.abs(row.amount.value), (perAmount.get(Math.abs(row.amount.value)) || 0) + 1);
-				const twice = [...perAmount].filter(([, count]) => count > 1);
-				assert.deepEqual(twice, [], `rows paid twice after the kill: ${JSON.stringify(report)}`);
+				assert.equal(report.Kill.retryStatus, 'error', 'without a Business Reference the retry must refuse');
+				assert.match(String(report.Kill.retryError), /lost in a crash/);
+				assert.equal(report.KillRef.retryStatus, 'success');
+				assert.equal(report.KillRef.paidAfter, K2.length, 'with a Business Reference the retry completes the run');
 			},
 		},
 	];

@@ -42,6 +42,12 @@ export interface IdempotencyScope {
 
 const RUN_ANCHOR_KEY = 'moneyIdempotencyAnchor';
 
+/** The anchor an earlier run of this node left in the execution's context, if any. */
+export function storedAnchorOf(context: IExecuteFunctions): string | undefined {
+	const existing = context.getContext('node')[RUN_ANCHOR_KEY];
+	return typeof existing === 'string' && existing !== '' ? existing : undefined;
+}
+
 /**
  * The id of the first execution in which this node ran, kept in the node's execution context.
  * n8n's Retry of a failed execution starts a new execution (a new id) from the failed node, but it
@@ -50,9 +56,9 @@ const RUN_ANCHOR_KEY = 'moneyIdempotencyAnchor';
  * new anchor: only a Business Reference makes that one safe.
  */
 export function runAnchorOf(context: IExecuteFunctions): string {
+	const existing = storedAnchorOf(context);
+	if (existing !== undefined) return existing;
 	const nodeContext = context.getContext('node');
-	const existing = nodeContext[RUN_ANCHOR_KEY];
-	if (typeof existing === 'string' && existing !== '') return existing;
 	const anchor = context.getExecutionId() || randomUUID();
 	nodeContext[RUN_ANCHOR_KEY] = anchor;
 	return anchor;

@@ -3,7 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { IDEMPOTENCY_HEADER, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../shared/constants';
 import { moneyApiCall } from '../../../shared/transport';
-import { deriveIdempotencyKey, runAnchorOf } from '../../helpers/idempotency';
+import { isRetryAfterLostRun } from '../../helpers/crashRecovery';
+import { deriveIdempotencyKey, runAnchorOf, storedAnchorOf } from '../../helpers/idempotency';
 import { pinForRequest } from '../../helpers/pin';
 import { fieldError, type CreateInput, validateCreateInput } from '../../helpers/validation';
 import { waitForFinalStatus } from '../../helpers/waitForFinal';
@@ -360,6 +361,14 @@ export async function executeCreateTransaction(
 	}
 
 	const businessReference = readBusinessReference.call(this, itemIndex);
+	const lostEarlierRun = isRetryAfterLostRun(this, storedAnchorOf(this) !== undefined);
+	if (businessReference === '' && lostEarlierRun) {
+		throw new NodeOperationError(node, `This Retry repeats a run that n8n lost in a crash; the ${resource} was not sent`, {
+			itemIndex,
+			description:
+				'n8n was stopped in the middle of this node\'s earlier run and replays the whole execution, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution, then run the missing rows in a new execution, or map a Business Reference and retry.',
+		});
+	}
 	if (businessReference === '' && options.requireBusinessReference === true && this.getMode() !== 'manual') {
 		throw fieldError(
 			node,
