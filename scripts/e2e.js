@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * End-to-end tier (`npm run test:e2e`): the built pack in a real n8n 2.41 server, against the
- * Money API sandbox, on loopback ports of its own.
+ * End-to-end tier (`npm run test:e2e`): the built pack in a real n8n server (2.41.1 by default;
+ * `npm run test:e2e -- --n8n 1.123.x` or MONEY_N8N_VERSION for another tested version), against
+ * the Money API sandbox, on loopback ports of its own.
  *
  *   1. install (once, cached) Node 24 and n8n        scripts/n8n-runtime.js
  *   2. copy package.json + dist as a community package   (build first: npm run build)
@@ -19,6 +20,14 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
+
+// `--n8n 1.123.x` (or `--n8n=2.41.1`) picks the n8n version; it must be set before n8n-runtime loads.
+const n8nArg = process.argv.findIndex((a) => a === '--n8n' || a.startsWith('--n8n='));
+if (n8nArg >= 0) {
+	const value = process.argv[n8nArg].includes('=') ? process.argv[n8nArg].split('=')[1] : process.argv[n8nArg + 1];
+	if (!value) throw new Error('--n8n needs a version, e.g. --n8n 1.123.x');
+	process.env.MONEY_N8N_VERSION = value;
+}
 
 const rt = require('./n8n-runtime');
 const { startSandbox, moneyCredentialData } = require('./sandbox-process');
