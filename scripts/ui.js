@@ -1,0 +1,283 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * The quick start seen in a real browser (`npm run test:ui`, after `npm run build`).
+ *
+ * Starts the quick-start topology as `npm run dev` does (scripts/quick-start.js; free ports, a
+ * fresh temporary data folder), then drives headless Chromium (Debian's `chromium` package,
+ * apt-installed when missing; playwright-core never downloads a browser) through what a new user
+ * does: log in, open each example, find the Money node in the node creator, open its Payout →
+ * Create panel, test the credential, run the pay-beneficiaries example and read its output.
+ * Each check prints `ok - name` / `not ok - name: reason` and leaves a screenshot; the last line
+ * is `N passed, N failed` (also appended to MONEY_TOTALS_FILE).
+ *
+ * Environment: UI_ONLY=substring (run matching checks only, after the login), UI_ARTIFACTS_DIR
+ * (screenshots; default test-artifacts/ui/<time>, git-ignored), UI_KEEP=1 (keep the n8n data
+ * folder; kept anyway on failure), CHROMIUM_PATH (default /usr/bin/chromium), and those of
+ * scripts/n8n-runtime.js (MONEY_N8N_VERSION, MONEY_CACHE_DIR).
+ */
+
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
+const { spawnSync } = require('node:child_process');
+
+const rt = require('./n8n-runtime');
+const { startQuickStart } = require('./quick-start');
+
+const REPO = path.resolve(__dirname, '..');
+const OWNER = { email: 'ui-owner@example.com', password: 'Ui-owner-pass-1', firstName: 'UI', lastName: 'Owner' };
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_FLAGS = [
+	'--headless',
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
+const PAY_EXAMPLE = 'pay-beneficiaries.json';
+const PAYOUT_NODE = 'Send payout';
+const STEP_TIMEOUT_MS = 30_000;
+
+function say(msg) {
+	process.stdout.write(`${msg}\n`);
+}
+
+function oneLine(err) {
+	const msg = err && err.message ? err.message : String(err);
+	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, 800);
+}
+
+/** Debian's chromium, installed with apt-get when missing (root only; otherwise say how). */
+function ensureChromium() {
+	if (fs.existsSync(CHROMIUM)) return CHROMIUM;
+	if (process.env.CHROMIUM_PATH) throw new Error(`CHROMIUM_PATH=${CHROMIUM} does not exist`);
+	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+		throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (sudo apt-get install chromium)`);
+	}
+	say('# installing Debian\'s chromium package (apt-get, first run only)...');
+	const apt = (args) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+	let res = apt(['install', '-y', '--no-install-recommends', 'chromium']);
+	if (res.status !== 0) {
+		apt(['update']);
+		res = apt(['install', '-y', '--no-install-recommends', 'chromium']);
+	}
+	if (res.status !== 0 || !fs.existsSync(CHROMIUM)) throw new Error('apt-get install chromium failed');
+	return CHROMIUM;
+}
+
+/** The first locator of the list that becomes visible (UI details differ between n8n versions). */
+async function firstVisible(locators, timeoutMs = STEP_TIMEOUT_MS) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		for (const locator of locators) {
+			if (await locator.first().isVisible().catch(() => false)) return locator.first();
+		}
+		if (Date.now() > deadline) throw new Error(`none of ${locators.map(String).join(', ')} appeared in ${timeoutMs / 1000} s`);
+		await new Promise((r) => setTimeout(r, 200));
+	}
+}
+
+function buildChecks(ctx) {
+	const { page, url, examples } = ctx;
+	const byFile = (file) => examples.find((e) => path.basename(e.file) === file);
+	const openWorkflow = async (example) => {
+		await page.goto(`${url}/workflow/${example.workflow.id}`);
+		await page.getByTestId('canvas-node').first().waitFor({ timeout: STEP_TIMEOUT_MS });
+	};
+	const openNode = async (name) => {
+		await page.getByTestId('canvas-node').filter({ hasText: name }).first().dblclick();
+		await page.getByTestId('ndv').first().waitFor({ timeout: STEP_TIMEOUT_MS });
+	};
+
+	const checks = [];
+	for (const example of examples) {
+		const { name, nodes } = example.workflow;
+		checks.push({
+			name: `example "${name}" opens with its ${nodes.length} nodes`,
+			shot: `example-${path.basename(example.file, '.json')}`,
+			async fn() {
+				await openWorkflow(example);
+				for (const node of nodes) {
+					await page.getByTestId('canvas-node').filter({ hasText: node.name }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+				}
+				const shown = await page.getByTestId('canvas-node').count();
+				if (shown !== nodes.length) throw new Error(`the canvas shows ${shown} nodes, the example has ${nodes.length}`);
+			},
+		});
+	}
+
+	checks.push({
+		name: 'the node creator finds the Money nodes when searching "Money"',
+		shot: 'node-creator-money',
+		async fn() {
+			await page.goto(`${url}/workflow/new`);
+			const add = await firstVisible([page.getByTestId('canvas-add-button'), page.getByTestId('canvas-plus-button')]);
+			await add.click();
+			const search = await firstVisible([page.getByTestId('node-creator-search-bar'), page.getByPlaceholder(/search/i)]);
+			await search.fill('Money');
+			const items = page.getByTestId('node-creator-item-name');
+			await items.filter({ hasText: /^Money$/ }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+			const names = (await items.allInnerTexts()).map((t) => t.trim());
+			if (!names.includes('Money')) throw new Error(`node creator lists ${JSON.stringify(names)}`);
+			ctx.nodeCreatorNames = names;
+		},
+	});
+
+	checks.push({
+		name: 'the Money node shows the Payout → Create panel with its fields',
+		shot: 'payout-create-panel',
+		async fn() {
+			await openWorkflow(byFile(PAY_EXAMPLE));
+			await openNode(PAYOUT_NODE);
+			const ndv = page.getByTestId('ndv').first();
+			const resource = ndv.getByTestId('parameter-input-resource').locator('input').first();
+			const operation = ndv.getByTestId('parameter-input-operation').locator('input').first();
+			const [res, op] = [await resource.inputValue(), await operation.inputValue()];
+			if (res !== 'Payout' || op !== 'Create') throw new Error(`resource "${res}", operation "${op}"; expected Payout, Create`);
+			for (const label of ['Amount', 'Currency', 'Channel']) {
+				await ndv.getByText(label, { exact: true }).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+			}
+			const credential = await ndv.getByTestId('node-credentials-select').locator('input').first().inputValue();
+			if (!credential.includes(ctx.credential.name)) throw new Error(`credential "${credential}"; expected "${ctx.credential.name}"`);
+		},
+	});
+
+	checks.push({
+		name: "the credential's Test succeeds against the sandbox",
+		shot: 'credential-test',
+		async fn() {
+			await page.goto(`${url}/home/credentials`);
+			await page.getByText(ctx.credential.name, { exact: true }).first().click();
+			const modal = page.getByTestId('editCredential-modal').first();
+			await modal.waitFor({ timeout: STEP_TIMEOUT_MS });
+			const retest = await firstVisible([modal.getByRole('button', { name: /^(Retry|Test)$/ }), modal.getByTestId('credential-save-button')]);
+			await retest.click();
+			await modal.getByText(/Connection tested successfully/i).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+		},
+	});
+
+	checks.push({
+		name: 'running the pay-beneficiaries example pays the 3 rows and shows them',
+		shot: 'pay-beneficiaries-run',
+		async fn() {
+			await openWorkflow(byFile(PAY_EXAMPLE));
+			await page.getByTestId('execute-workflow-button').first().click();
+			await page.getByText(/Workflow executed successfully/i).first().waitFor({ timeout: 60_000 });
+			await openNode(PAYOUT_NODE);
+			const output = page.getByTestId('output-panel').first();
+			await output.getByText(/3 items/).first().waitFor({ timeout: STEP_TIMEOUT_MS });
+			const text = await output.innerText();
+			for (const want of ['idempotency_key', 'reference', 'success']) {
+				if (!text.includes(want)) throw new Error(`output panel lacks "${want}": ${text.slice(0, 300)}`);
+			}
+			const ledger = await ctx.sandbox.control.ledger();
+			if (ledger.payouts.length !== 3) throw new Error(`the sandbox holds ${ledger.payouts.length} payouts, expected 3`);
+		},
+	});
+	return checks;
+}
+
+async function main() {
+	const t0 = Date.now();
+	if (!fs.existsSync(path.join(REPO, 'dist'))) throw new Error(`${REPO}/dist is missing: run \`npm run build\` first`);
+	const executablePath = ensureChromium();
+	const { chromium, selectors } = require('playwright-core');
+	selectors.setTestIdAttribute('data-test-id');
+
+	const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+	const artifacts = path.resolve(process.env.UI_ARTIFACTS_DIR || path.join(REPO, 'test-artifacts', 'ui', stamp));
+	fs.mkdirSync(artifacts, { recursive: true });
+	const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'money-ui-'));
+	const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'money-ui-chromium-'));
+
+	let passed = 0;
+	let failed = 0;
+	let quickStart = null;
+	let browser = null;
+	const cleanup = async () => {
+		await Promise.allSettled([browser && browser.close(), quickStart && quickStart.stop()]);
+		fs.rmSync(profileDir, { recursive: true, force: true });
+	};
+	process.once('SIGINT', () => {
+		say('# interrupted; stopping the browser, n8n and the sandbox');
+		cleanup().finally(() => process.exit(130));
+	});
+	try {
+		say(`# starting the quick start (n8n ${rt.N8N_VERSION}, sandbox) in ${dataDir}...`);
+		quickStart = await startQuickStart({ dataDir, owner: OWNER, say: (m) => say(`# ${m}`) });
+		const url = `http://localhost:${quickStart.port}`;
+		say(`# n8n ${url}; chromium ${executablePath}; screenshots in ${artifacts}`);
+
+		browser = await chromium.launch({ executablePath, headless: true, args: [...CHROMIUM_FLAGS, `--user-data-dir=${profileDir}`] });
+		const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+		context.setDefaultTimeout(STEP_TIMEOUT_MS);
+		const page = await context.newPage();
+		let shot = 0;
+		const screenshot = async (name) => {
+			const file = path.join(artifacts, `${String(++shot).padStart(2, '0')}-${name}.png`);
+			await page.screenshot({ path: file }).catch(() => undefined);
+			return file;
+		};
+
+		const ctx = { page, url, examples: quickStart.examples, credential: quickStart.credential, sandbox: quickStart.sandbox };
+		const login = {
+			name: 'log in as the owner',
+			shot: 'logged-in',
+			async fn() {
+				await page.goto(`${url}/signin`);
+				await page.locator('input[name="emailOrLdapLoginId"], input[name="email"]').first().fill(OWNER.email);
+				await page.locator('input[name="password"]').first().fill(OWNER.password);
+				await page.getByTestId('form-submit-button').first().click();
+				await page.waitForURL((u) => !u.pathname.startsWith('/signin'), { timeout: STEP_TIMEOUT_MS });
+			},
+		};
+		const only = process.env.UI_ONLY;
+		const checks = [login, ...buildChecks(ctx).filter((c) => !only || c.name.includes(only))];
+		for (const check of checks) {
+			const t = Date.now();
+			try {
+				await check.fn();
+				passed++;
+				const file = await screenshot(check.shot);
+				say(`ok - ${check.name} (${((Date.now() - t) / 1000).toFixed(1)} s; ${path.basename(file)})`);
+			} catch (err) {
+				failed++;
+				const file = await screenshot(`${check.shot}-FAILED`);
+				say(`not ok - ${check.name}: ${oneLine(err)} (${path.basename(file)})`);
+				if (check === login) break;
+			}
+		}
+	} catch (err) {
+		failed++;
+		say(`not ok - setup: ${oneLine(err)}`);
+	} finally {
+		await cleanup();
+	}
+	if (failed > 0 || process.env.UI_KEEP === '1') say(`# n8n data folder kept for inspection: ${dataDir} (n8n.log, sandbox.log)`);
+	else fs.rmSync(dataDir, { recursive: true, force: true });
+	say(`# screenshots: ${artifacts}`);
+	say(`# n8n ${rt.N8N_VERSION}; total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	report(passed, failed);
+	return failed === 0 ? 0 : 1;
+}
+
+/** The totals line, last; also appended to MONEY_TOTALS_FILE for .ci/run. */
+function report(passed, failed) {
+	say(`${passed} passed, ${failed} failed`);
+	if (process.env.MONEY_TOTALS_FILE) {
+		fs.appendFileSync(process.env.MONEY_TOTALS_FILE, `${JSON.stringify({ passed, failed, skipped: 0 })}\n`);
+	}
+}
+
+main().then(
+	(code) => process.exit(code),
+	(err) => {
+		say(`not ok - setup: ${oneLine(err)}`);
+		report(0, 1);
+		process.exit(1);
+	},
+);
