@@ -35,11 +35,13 @@ const PACK_NAME = 'n8n-nodes-money';
  *   overrides      npm overrides needed to install it from the registry we have
  *   readyLogLine   a log line to wait for besides /healthz/readiness (1.x answers the probe
  *                  before its REST routes exist)
+ *   ownerSetup     'rest': the owner is created with POST /rest/owner/setup after start (1.x has
+ *                  no N8N_INSTANCE_OWNER_* variables); otherwise from the environment
  */
 const N8N_PROFILES = {
 	'2.41.1': { line: '2.41.x', overrides: { linkedom: '0.18.14' } },
 	// xlsx is a CDN tarball in n8n 1.x's dependencies; 0.18.5 is the registry's last xlsx.
-	'1.123.81': { line: '1.123.x', overrides: { xlsx: '0.18.5' }, readyLogLine: 'Editor is now accessible' },
+	'1.123.81': { line: '1.123.x', overrides: { xlsx: '0.18.5' }, readyLogLine: 'Editor is now accessible', ownerSetup: 'rest' },
 };
 const DEFAULT_N8N_VERSION = '2.41.1';
 
@@ -569,9 +571,19 @@ async function startN8n(opts = {}) {
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
+	if (opts.owner && N8N_PROFILE.ownerSetup === 'rest') await setUpOwnerOverRest(url, opts.owner);
 	handle.startSeconds = (Date.now() - started) / 1000;
 	if (!opts.quiet) log(`n8n ready in ${seconds(Date.now() - started)}`);
 	return handle;
+}
+
+/** Claim the instance for the owner (n8n 1.x); an instance already set up (a kept data folder) is fine. */
+async function setUpOwnerOverRest(url, owner) {
+	const res = await httpJson('POST', `${url}/rest/owner/setup`, {
+		body: { email: owner.email, password: owner.password, firstName: owner.firstName || 'Dev', lastName: owner.lastName || 'Owner' },
+	});
+	if (res.status === 400 && /already setup/i.test(res.text)) return;
+	expectOk(`owner setup for ${owner.email}`, res);
 }
 
 /**
