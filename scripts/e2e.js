@@ -25,11 +25,22 @@ const path = require('node:path');
 const n8nArg = process.argv.findIndex((a) => a === '--n8n' || a.startsWith('--n8n='));
 if (n8nArg >= 0) {
 	const value = process.argv[n8nArg].includes('=') ? process.argv[n8nArg].split('=')[1] : process.argv[n8nArg + 1];
-	if (!value) throw new Error('--n8n needs a version, e.g. --n8n 1.123.x');
+	if (!value) {
+		say('not ok - setup: --n8n needs a version, e.g. --n8n 1.123.x');
+		report(0, 1);
+		process.exit(1);
+	}
 	process.env.MONEY_N8N_VERSION = value;
 }
 
-const rt = require('./n8n-runtime');
+let rt;
+try {
+	rt = require('./n8n-runtime');
+} catch (err) {
+	say(`not ok - setup: ${oneLine(err)}`);
+	report(0, 1);
+	process.exit(1);
+}
 const { startSandbox, moneyCredentialData } = require('./sandbox-process');
 
 const REPO = path.resolve(__dirname, '..');
