@@ -22,6 +22,8 @@ const os = require('node:os');
 const path = require('node:path');
 const { spawnSync } = require('node:child_process');
 
+const { say, oneLine, report, runMain } = require('./check-output');
+
 const rt = require('./n8n-runtime');
 const { startQuickStart } = require('./quick-start');
 
@@ -44,14 +46,7 @@ const PAYOUT_NODE = 'Send payout';
 const STEP_TIMEOUT_MS = 60_000;
 const LOAD_TIMEOUT_MS = 120_000;
 
-function say(msg) {
-	process.stdout.write(`${msg}\n`);
-}
 
-function oneLine(err) {
-	const msg = err && err.message ? err.message : String(err);
-	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, 800);
-}
 
 /** Debian's chromium, installed with apt-get when missing (root only; otherwise say how). */
 function ensureChromium() {
@@ -271,13 +266,13 @@ async function main() {
 			} catch (err) {
 				failed++;
 				const file = await screenshot(`${check.shot}-FAILED`);
-				say(`not ok - ${check.name}: ${oneLine(err)} (${path.basename(file)})`);
+				say(`not ok - ${check.name}: ${oneLine(err, 800)} (${path.basename(file)})`);
 				if (check === login) break;
 			}
 		}
 	} catch (err) {
 		failed++;
-		say(`not ok - setup: ${oneLine(err)}`);
+		say(`not ok - setup: ${oneLine(err, 800)}`);
 	} finally {
 		await cleanup();
 	}
@@ -289,19 +284,4 @@ async function main() {
 	return failed === 0 ? 0 : 1;
 }
 
-/** The totals line, last; also appended to MONEY_TOTALS_FILE for .ci/run. */
-function report(passed, failed) {
-	say(`${passed} passed, ${failed} failed`);
-	if (process.env.MONEY_TOTALS_FILE) {
-		fs.appendFileSync(process.env.MONEY_TOTALS_FILE, `${JSON.stringify({ passed, failed, skipped: 0 })}\n`);
-	}
-}
-
-main().then(
-	(code) => process.exit(code),
-	(err) => {
-		say(`not ok - setup: ${oneLine(err)}`);
-		report(0, 1);
-		process.exit(1);
-	},
-);
+runMain(main);
