@@ -36,7 +36,7 @@ export interface IdempotencyScope {
 }
 
 /**
- * D4. With a business reference the key depends on the resource and that reference only, so any
+ * docs/decisions.md#d4. With a business reference the key depends on the resource and that reference only, so any
  * later run (or another workflow) sending the same reference gets the original result, and one
  * with other values gets IDEMPOTENCY_CONFLICT instead of moving money again. Without one, the key
  * is fixed by execution, node, item and payload: the node's retries and n8n's Retry On Fail reuse
