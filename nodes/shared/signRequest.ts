@@ -116,7 +116,7 @@ function takeBody(options: MoneyRequestOptions, method: string): SignedBody {
 }
 
 /**
- * Signs a request byte-exactly (spec 5.3): the query is folded into the URL so the signed path is
+ * Signs a request byte-exactly (docs/signing.md): the query is folded into the URL so the signed path is
  * the one sent, the body is serialised once and that very string is both signed and sent.
  * Running it again on its own output (n8n's resend after a 401) signs the same bytes anew.
  */

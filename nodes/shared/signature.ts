@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-/** Spec 5.3 step 1: a request without a body is signed as the JSON encoding of an empty string. */
+/** docs/signing.md: a request without a body is signed as the JSON encoding of an empty string. */
 export const EMPTY_BODY_STRING = '""';
 
 export const TIMESTAMP_TOLERANCE_SECONDS = 300;
@@ -24,7 +24,7 @@ export function canonicalRequestString(
 	return `${timestamp}\n${method.toUpperCase()}\n${path}\n${hashBody(body)}`;
 }
 
-/** Spec 5.3: the x-hmac-signature of a request; D1 request-style webhooks use the same with the webhook secret. */
+/** docs/signing.md: the x-hmac-signature of a request; request-style webhooks use the same with the webhook secret. */
 export function computeRequestSignature(
 	secret: string,
 	timestamp: string,
@@ -35,7 +35,7 @@ export function computeRequestSignature(
 	return hmacHex(secret, canonicalRequestString(timestamp, method, path, body));
 }
 
-/** D1 body-hmac webhook scheme: HMAC over `timestamp + "." + rawBody`. */
+/** Body-HMAC webhook scheme (docs/signing.md): HMAC over `timestamp + "." + rawBody`. */
 export function computeBodyHmacSignature(secret: string, timestamp: string, rawBody: Buffer): string {
 	return createHmac('sha256', secret).update(`${timestamp}.`).update(rawBody).digest('hex');
 }

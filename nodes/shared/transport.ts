@@ -178,6 +178,22 @@ export function failureFromThrown(error: unknown): { failure: MoneyApiFailure; r
 	};
 }
 
+/**
+ * Waits, then stops when the execution was cancelled meanwhile. n8n 1.x's `sleep` ignores the
+ * signal and resolves at the end of the wait: without this check a cancelled execution would still
+ * send its next attempt (a create included). On 2.x `sleep` itself rejects at once.
+ */
+export async function pauseUnlessCancelled(
+	ms: number,
+	signal: AbortSignal | undefined,
+	wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep,
+): Promise<void> {
+	await wait(ms, signal);
+	if (signal?.aborted) {
+		throw signal.reason instanceof Error ? signal.reason : new Error('The execution was cancelled; nothing more was sent');
+	}
+}
+
 function cancelSignalOf(context: MoneyApiContext): AbortSignal | undefined {
 	return 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
 }
@@ -257,7 +273,7 @@ export async function moneyApiCall(
 			attempt: attempt + 1,
 			waitMs,
 		});
-		await sleep(waitMs, signal);
+		await pauseUnlessCancelled(waitMs, signal);
 		attempt++;
 	}
 }

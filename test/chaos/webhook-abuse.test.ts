@@ -74,7 +74,7 @@ interface SignOptions {
 	url?: string;
 }
 
-/** D1 headers for `body`, remembered as secrets to scan for. */
+/** docs/decisions.md#d1 headers for `body`, remembered as secrets to scan for. */
 function sign(harness: WebhookHarness, body: string | Buffer, options: SignOptions = {}): Record<string, string> {
 	const timestamp = options.timestamp ?? nowSeconds();
 	const target = { url: options.url ?? harness.url, scheme: options.scheme ?? 'request-style', secret: options.secret ?? sb.info.webhookSecret };

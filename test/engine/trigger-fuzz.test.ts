@@ -7,7 +7,7 @@ import { verifyBodyHmacWebhook, verifyRequestStyleWebhook } from '../sandbox/sig
 /*
  * 10,000 forged deliveries (mutated from validly signed ones, or random) through the Money
  * Trigger's webhook() in n8n-core's real WebhookContext in-process, plus 300 over HTTP. Each
- * mutant is judged by an independent oracle (the test signer written from D1, not the pack's
+ * mutant is judged by an independent oracle (the test signer written from docs/decisions.md#d1, not the pack's
  * code): anything it does not find validly signed with the secret must be refused and start no
  * execution. Mutants it still finds validly signed (an intact signature beside a changed URL,
  * say) are counted apart, must be accepted, and do not count towards the 10,000.

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * Independent test signer, written from spec 5.3 only (it shares no code with the sandbox):
+ * Independent test signer, written from the recipe of docs/signing.md only (it shares no code with the sandbox):
  * bodyHash = hex HMAC-SHA256(key "", body or the two characters `""` when there is no body),
  * canonical = timestamp \n METHOD \n path(+query) \n bodyHash, signature = hex HMAC-SHA256(secret, canonical).
  */
@@ -23,7 +23,7 @@ export function specSignedHeaders(secret: string, method: string, path: string, 
 	return { 'x-timestamp': timestamp, 'x-hmac-signature': specSignature(secret, timestamp, method, path, body) };
 }
 
-/** D1 webhook verification, also from the decision text only. */
+/** docs/decisions.md#d1 webhook verification, also from the decision text only. */
 export function verifyRequestStyleWebhook(secret: string, path: string, rawBody: Buffer, timestamp: string, signature: string): boolean {
 	return specSignature(secret, timestamp, 'POST', path, rawBody) === signature;
 }

@@ -13,7 +13,7 @@ import {
 import { serializeQuery, signedPathOf } from '../../nodes/shared/signRequest';
 
 /*
- * Expected values were computed outside this code base, from the text of spec 5.3, with
+ * Expected values were computed outside this code base, from the recipe in docs/signing.md, with
  * python3's hmac module:
  *   bodyHash  = hmac.new(b'', body, sha256).hexdigest()
  *   canonical = f"{ts}\n{METHOD}\n{path}\n{bodyHash}"

@@ -22,7 +22,7 @@ import {
 } from '../../nodes/shared/events';
 
 /*
- * Signatures here are computed with node:crypto straight from the text of D1, not with the
+ * Signatures here are computed with node:crypto straight from the text of docs/decisions.md#d1, not with the
  * pack's signer, so a mistake shared by signer and verifier cannot hide.
  */
 const SECRET = 'whsec_unit_test_secret_value';

@@ -65,7 +65,7 @@ export function runAnchorOf(context: IExecuteFunctions): string {
 }
 
 /**
- * With a business reference the key depends on the resource and that reference only, so any
+ * docs/decisions.md#d4. With a business reference the key depends on the resource and that reference only, so any
  * later run (or another workflow) sending the same reference gets the original result, and one
  * with other values gets IDEMPOTENCY_CONFLICT instead of moving money again. Without one, the key
  * is fixed by the run anchor, node, run index, item and payload: the node's retries, n8n's Retry

@@ -1,6 +1,6 @@
 import { constants, createHash, publicEncrypt } from 'node:crypto';
 
-/** Spec 5.5: RSA-OAEP with SHA-256 under the client's public key, base64. */
+/** The Money API's PIN encryption: RSA-OAEP with SHA-256 under the client's public key, base64. */
 export function encryptPin(pin: string, publicKeyPem: string): string {
 	return publicEncrypt(
 		{ key: publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },

@@ -66,7 +66,7 @@ function describeGiven(value: unknown): string {
 	return `got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
 }
 
-/** Checks every create rule of spec 2.1/2.2/8 and builds the request body (without the PIN). */
+/** Checks every create rule the Money API documents and builds the request body (without the PIN). */
 export function validateCreateInput(resource: TransactionResource, input: CreateInput): CreateValidation {
 	const party = PARTY_LABEL[resource];
 	const partyField = PARTY_FIELD[resource];

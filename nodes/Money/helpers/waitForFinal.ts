@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { PENDING_STATUS, ROUTES, type TransactionResource } from '../../shared/constants';
-import { moneyApiRequest, type RetryPolicy } from '../../shared/transport';
+import { moneyApiRequest, pauseUnlessCancelled, type RetryPolicy } from '../../shared/transport';
 
 export interface WaitOptions {
 	timeoutMs: number;
@@ -53,7 +52,7 @@ export async function waitForFinalStatus(
 		}
 		const remaining = deadline - Date.now();
 		if (remaining <= 0 || signal?.aborted) return { final_status_reached: false, status, transaction };
-		await sleep(Math.min(interval, remaining), signal);
+		await pauseUnlessCancelled(Math.min(interval, remaining), signal);
 		interval = Math.min(interval * INTERVAL_GROWTH, INTERVAL_CAP_MS);
 	}
 }

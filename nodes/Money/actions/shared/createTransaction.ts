@@ -281,7 +281,7 @@ function toolModeGuard(
 }
 
 /**
- * The business reference is the payment's identity across runs (D4). A mapped value that resolves
+ * The business reference is the payment's identity across runs (docs/decisions.md#d4). A mapped value that resolves
  * to nothing or to a non-scalar must stop the item: falling back to a per-execution key would let a
  * re-run pay again, and "[object Object]" would give unrelated items one key.
  */

@@ -1,0 +1,148 @@
+'use strict';
+/**
+ * The quick-start topology, as a function: the Money API sandbox plus a real n8n with this pack
+ * loaded as a community package, a `Money API` credential pointing at the sandbox, the example
+ * workflows of examples/ imported, and the example with a Money Trigger activated with the sandbox
+ * sending its events there. Used by `npm run dev` (scripts/dev.js) and `npm run test:ui`
+ * (scripts/ui.js).
+ */
+
+const fs = require('node:fs');
+const path = require('node:path');
+const crypto = require('node:crypto');
+
+const rt = require('./n8n-runtime');
+const { startSandbox, moneyCredentialData } = require('./sandbox-process');
+
+const REPO = path.resolve(__dirname, '..');
+const CREDENTIAL = { id: 'devMoneySandbox00001', name: 'Money API (sandbox)' };
+const MONEY_TRIGGER_TYPE = 'n8n-nodes-money.moneyTrigger';
+
+/** Stable workflow id (at most 21 characters) for an example file, so re-imports overwrite. */
+function exampleId(file) {
+	return `ex${crypto.createHash('sha256').update(path.basename(file)).digest('hex').slice(0, 16)}`;
+}
+
+/** Example workflows with their Money credentials pointed at the sandbox credential. */
+function loadExamples(dir, say) {
+	if (!fs.existsSync(dir)) return [];
+	const out = [];
+	for (const name of fs.readdirSync(dir).sort()) {
+		if (!name.endsWith('.json')) continue;
+		const file = path.join(dir, name);
+		let wf;
+		try {
+			wf = JSON.parse(fs.readFileSync(file, 'utf8'));
+		} catch (e) {
+			say(`  skipping examples/${name}: not JSON (${e.message})`);
+			continue;
+		}
+		if (!Array.isArray(wf.nodes)) {
+			say(`  skipping examples/${name}: no nodes`);
+			continue;
+		}
+		wf.id = wf.id && String(wf.id).length <= 21 ? wf.id : exampleId(file);
+		wf.active = false;
+		wf.settings = wf.settings || { executionOrder: 'v1' };
+		for (const n of wf.nodes) {
+			if (n.credentials && n.credentials.moneyApi) n.credentials.moneyApi = { ...CREDENTIAL };
+		}
+		out.push({ file: path.relative(REPO, file), workflow: wf });
+	}
+	return out;
+}
+
+/** Activate the example with a Money Trigger and point the sandbox's webhooks at it; says what happened. */
+async function wireWebhookExample({ examples, n8n, sandbox, owner, port }) {
+	const withTrigger = examples.find((e) => e.workflow.nodes.some((n) => n.type === MONEY_TRIGGER_TYPE));
+	if (!withTrigger) {
+		return 'no example has a Money Trigger; point the sandbox at one with its control API (PUT /_control/webhook)';
+	}
+	const trig = withTrigger.workflow.nodes.find((n) => n.type === MONEY_TRIGGER_TYPE);
+	const hookPath = (trig.parameters && trig.parameters.path) || 'money';
+	if (!trig.webhookId) return `${withTrigger.file}: its Money Trigger has no webhookId, so its URL is not known in advance`;
+	const url = `http://127.0.0.1:${port}/webhook/${trig.webhookId}/${hookPath}`;
+	try {
+		const session = await rt.login(n8n.url, owner.email, owner.password);
+		const api = rt.publicApi(n8n.url, await rt.createApiKey(session, { label: `dev ${new Date().toISOString()}` }));
+		await api.activateWorkflow(withTrigger.workflow.id);
+		await sandbox.control.setWebhook(url);
+		return `"${withTrigger.workflow.name}" (${withTrigger.file}) is active; sandbox events go to ${url}`;
+	} catch (e) {
+		return `could not activate "${withTrigger.workflow.name}": ${e.message.split('\n')[0]}`;
+	}
+}
+
+/**
+ * Start the quick start. opts: dataDir (required: n8n user folder and sandbox state), owner
+ * {email, password, firstName, lastName}, port (n8n; default a free one), sandboxPort and
+ * sandboxAuthPort (default free ones), listenAddress, examplesDir, packDir, fresh (empty dataDir
+ * first), say (progress lines).
+ * Resolves { n8n, sandbox, owner, port, dataDir, credential, examples, webhookNote, stop() }.
+ */
+async function startQuickStart(opts) {
+	const say = opts.say || (() => {});
+	const dataDir = path.resolve(opts.dataDir);
+	const packDir = opts.packDir ? path.resolve(opts.packDir) : REPO;
+	if (!fs.existsSync(path.join(packDir, 'dist'))) throw new Error(`${packDir}/dist is missing: run \`npm run build\` first`);
+	const owner = { firstName: 'Dev', lastName: 'Owner', ...opts.owner };
+
+	rt.ensureN8n();
+	if (opts.fresh) fs.rmSync(dataDir, { recursive: true, force: true });
+	const userFolder = path.join(dataDir, 'n8n');
+	fs.mkdirSync(userFolder, { recursive: true });
+	rt.installPack(userFolder, packDir);
+	const port = opts.port || (await rt.freePort());
+
+	const running = { sandbox: null, n8n: null };
+	const stop = async () => {
+		await Promise.allSettled([running.n8n && running.n8n.stop(), running.sandbox && running.sandbox.stop()]);
+	};
+	say('Starting the sandbox and n8n...');
+	try {
+		await Promise.all([
+			startSandbox({
+				repoDir: REPO,
+				port: opts.sandboxPort || 0,
+				authPort: opts.sandboxAuthPort || 0,
+				statePath: path.join(dataDir, 'sandbox-state.json'),
+				logFile: path.join(dataDir, 'sandbox.log'),
+			}).then((s) => (running.sandbox = s)),
+			rt
+				.startN8n({
+					userFolder,
+					port,
+					owner,
+					encryptionKey: 'n8n-nodes-money-dev-only-encryption-key',
+					logFile: path.join(dataDir, 'n8n.log'),
+					env: {
+						N8N_LISTEN_ADDRESS: opts.listenAddress || '127.0.0.1',
+						N8N_EDITOR_BASE_URL: `http://localhost:${port}/`,
+						WEBHOOK_URL: `http://localhost:${port}/`,
+					},
+				})
+				.then((h) => (running.n8n = h)),
+		]);
+		const { n8n, sandbox } = running;
+		await rt.importJson(
+			'import:credentials',
+			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: 'moneyApi', data: moneyCredentialData(sandbox.info) }],
+			{ env: n8n.env },
+		);
+		const examples = loadExamples(path.resolve(opts.examplesDir || path.join(REPO, 'examples')), say);
+		if (examples.length) {
+			await rt.importJson(
+				'import:workflow',
+				examples.map((e) => e.workflow),
+				{ env: n8n.env },
+			);
+		}
+		const webhookNote = await wireWebhookExample({ examples, n8n, sandbox, owner, port });
+		return { n8n, sandbox, owner, port, dataDir, credential: CREDENTIAL, examples, webhookNote, stop };
+	} catch (e) {
+		await stop();
+		throw e;
+	}
+}
+
+module.exports = { startQuickStart, CREDENTIAL };
