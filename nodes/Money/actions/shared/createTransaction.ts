@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { IDEMPOTENCY_HEADER, ROUTES, type TransactionResource } from '../../../shared/constants';
 import { moneyApiRequest } from '../../../shared/transport';
+import { stampBusinessReference } from '../../helpers/businessReference';
 import { deriveIdempotencyKey } from '../../helpers/idempotency';
 import { pinForRequest } from '../../helpers/pin';
 import { fieldError, type CreateInput, validateCreateInput } from '../../helpers/validation';
@@ -345,6 +346,8 @@ export async function executeCreateTransaction(
 	}
 
 	const businessReference = readBusinessReference.call(this, itemIndex);
+	const stampProblem = stampBusinessReference(body, businessReference);
+	if (stampProblem) throw fieldError(node, stampProblem, itemIndex);
 	const idempotencyKey = deriveIdempotencyKey({
 		resource,
 		businessReference,
