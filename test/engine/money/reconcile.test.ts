@@ -72,11 +72,10 @@ interface Outputs extends Record<OutputName, IDataObject[]> {
 }
 
 const RECORD_FIELDS = {
-	recordReference: '={{ $json.reference ?? "" }}',
-	recordBusinessReference: '={{ $json.order ?? "" }}',
-	expectedAmount: '={{ $json.amount }}',
-	expectedCurrency: '={{ $json.currency ?? "XOF" }}',
-	expectedStatus: '={{ $json.status ?? "COMPLETED" }}',
+	referenceField: 'reference',
+	businessReferenceField: 'order',
+	amountField: 'amount',
+	currencyField: 'currency',
 };
 
 async function reconcile(
@@ -84,9 +83,17 @@ async function reconcile(
 	period: { createdAfter: string; createdBefore: string },
 	options: IDataObject = {},
 	resource: 'charge' | 'payout' = 'charge',
+	fields: IDataObject = {},
 ): Promise<Outputs> {
 	const result = await runMoneyNode(engine, {
-		parameters: { resource, operation: 'reconcile', ...period, ...RECORD_FIELDS, options: { ...FAST, ...options } },
+		parameters: {
+			resource,
+			operation: 'reconcile',
+			...period,
+			...RECORD_FIELDS,
+			...fields,
+			options: { ...FAST, defaultCurrency: 'XOF', ...options },
+		},
 		items: records.map((json) => ({ json })),
 	});
 	expect(result.error()).toBeUndefined();
@@ -166,6 +173,16 @@ describe('Reconcile against the sandbox', () => {
 
 		const exact = await reconcile(records, aroundNow());
 		expect(differences(exact.mismatched[0])).toEqual([{ field: 'amount', expected: 1005, actual: 1000 }]);
+
+		// Statuses from a record field (nested), an empty one meaning "not compared".
+		const fromField = await reconcile(
+			[{ order: 'ord-p', amount: 4000, state: { expected: 'pending' } }, { order: 'ord-t', amount: 1000, state: { expected: '' } }],
+			aroundNow(),
+			{ pendingHandling: 'difference' },
+			'charge',
+			{ expectedStatus: 'fromField', statusField: 'state.expected' },
+		);
+		expect(fromField.matched.map(orderOf)).toEqual(['ord-p', 'ord-t']);
 	});
 
 	it('reports both of two records claiming one charge, the second as a duplicate claim', async () => {
@@ -257,11 +274,11 @@ describe('Reconcile against the sandbox', () => {
 
 	it('stops on a record it cannot read, naming the item and the field, before reading the API', async () => {
 		const result = await runMoneyNode(engine, {
-			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: FAST },
+			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: { ...FAST, defaultCurrency: 'XOF' } },
 			items: [{ json: { order: 'a', amount: 10 } }, { json: { order: 'b', amount: 12.5 } }],
 		});
 		expect(result.error()?.message).toBe(
-			'Expected Amount (amount) must be a whole number greater than 0 in the smallest currency unit (input item 1)',
+			'Amount Field (amount) must be a whole number greater than 0 in the smallest currency unit (input item 1)',
 		);
 		expect((await sb.control.counters()).requests.get_money_v1_charge_list ?? 0).toBe(0);
 	});
@@ -272,6 +289,16 @@ describe('Reconcile against the sandbox', () => {
 			items: [{ json: { order: 'a', amount: 10 } }],
 		});
 		expect(result.error()?.message).toContain('Created Before (end_date) is required');
+	});
+
+	it('needs a field to match on', async () => {
+		const result = await runMoneyNode(engine, {
+			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), amountField: 'amount' },
+			items: [{ json: { order: 'a', amount: 10 } }],
+		});
+		expect(result.error()?.message).toBe(
+			'Reference Field (referenceField) or Business Reference Field must name the record field to match on',
+		);
 	});
 
 	it('refuses metadata that would give a charge a second business reference', async () => {

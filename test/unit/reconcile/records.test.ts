@@ -1,4 +1,4 @@
-import { readRecord, type RecordFields } from '../../../nodes/Money/helpers/reconcile/records';
+import { readRecord, type RecordFields, valueAt } from '../../../nodes/Money/helpers/reconcile/records';
 import { CHARGE_STATUSES } from '../../../nodes/shared/constants';
 
 const fields = (overrides: Partial<RecordFields> = {}): RecordFields => ({
@@ -25,19 +25,29 @@ describe('readRecord', () => {
 	});
 
 	it.each([
-		[{ reference: '', businessReference: '  ' }, 'Record Reference (reference) or Record Business Reference must give a value to match on (input item 2)'],
-		[{ amount: 12.5 }, 'Expected Amount'],
-		[{ amount: 0 }, 'Expected Amount'],
-		[{ amount: '1e3' }, 'Expected Amount'],
-		[{ amount: undefined }, 'Expected Amount'],
-		[{ currency: '' }, 'Expected Currency (currency) must be a three-letter currency code'],
-		[{ currency: '=cmd' }, 'Expected Currency'],
-		[{ status: 'REVERSED' }, 'Expected Status (status) must be empty or one of PENDING, COMPLETED, FAILED, CANCELLED'],
+		[{ reference: '', businessReference: '  ' }, 'Reference Field (reference) and Business Reference Field give no value to match on (input item 2)'],
+		[{ amount: 12.5 }, 'Amount Field'],
+		[{ amount: 0 }, 'Amount Field'],
+		[{ amount: '1e3' }, 'Amount Field'],
+		[{ amount: undefined }, 'Amount Field'],
+		[{ currency: '' }, 'Currency Field (currency) must be a three-letter currency code'],
+		[{ currency: '=cmd' }, 'Currency Field'],
+		[{ status: 'REVERSED' }, 'Status Field (status) must be empty or one of PENDING, COMPLETED, FAILED, CANCELLED'],
 	])('refuses %j', (overrides, message) => {
 		const reading = readRecord(2, {}, fields(overrides), CHARGE_STATUSES);
 		expect(reading.ok).toBe(false);
 		if (reading.ok) return;
 		expect(`${reading.problem.parameter} (${reading.problem.field}) ${reading.problem.rule}`).toContain(message);
 		expect(reading.problem.rule).toContain('(input item 2)');
+	});
+});
+
+describe('valueAt', () => {
+	it('reads a key as written, else a dot path', () => {
+		expect(valueAt({ 'order.id': 1, order: { id: 2 } }, 'order.id')).toBe(1);
+		expect(valueAt({ order: { id: 2 } }, 'order.id')).toBe(2);
+		expect(valueAt({ order: null }, 'order.id')).toBeUndefined();
+		expect(valueAt({}, 'toString')).toBeUndefined();
+		expect(valueAt({ a: {} }, 'a.constructor')).toBeUndefined();
 	});
 });

@@ -12,7 +12,7 @@ import { moneyApiPages, moneyApiRequest } from '../../../shared/transport';
 import { BUSINESS_REFERENCE_METADATA_FIELD } from '../../helpers/businessReference';
 import { outcomeOutputs, summaryItem } from '../../helpers/reconcile/items';
 import { matchRecords } from '../../helpers/reconcile/match';
-import { readRecord } from '../../helpers/reconcile/records';
+import { readRecord, valueAt } from '../../helpers/reconcile/records';
 import { summarize, summaryCsv } from '../../helpers/reconcile/report';
 import { TransactionIndex } from '../../helpers/reconcile/transactionIndex';
 import type { MatchSettings, ReconcileRecord } from '../../helpers/reconcile/types';
@@ -21,6 +21,9 @@ import { fieldError } from '../../helpers/validation';
 import { optionsCollection, retryOptions, simplifyOption } from '../common.descriptions';
 import type { CallSettings, OperationContext } from '../types';
 import { periodQuery } from './listTransactions';
+
+/** The Expected Status choice that reads each record's own status from Status Field. */
+const STATUS_FROM_FIELD = 'fromField';
 
 export function reconcileDescription(resource: TransactionResource): INodeProperties[] {
 	const show = { resource: [resource], operation: ['reconcile'] };
@@ -50,45 +53,65 @@ export function reconcileDescription(resource: TransactionResource): INodeProper
 			description: `End of the period: ${plural} created at or before this moment are read`,
 		}),
 		field({
-			displayName: 'Record Reference',
-			name: 'recordReference',
+			displayName: 'Reference Field',
+			name: 'referenceField',
 			type: 'string',
 			default: '',
-			placeholder: 'e.g. {{ $json.reference }}',
-			description: `The API reference of the ${resource} this record is for (returned by Create). Leave empty to match on Business Reference alone.`,
+			placeholder: 'e.g. reference',
+			requiresDataPath: 'single',
+			description: `Name of the record field holding the API reference of the ${resource} (returned by Create). Leave empty to match on the Business Reference Field alone.`,
 		}),
 		field({
-			displayName: 'Record Business Reference',
-			name: 'recordBusinessReference',
+			displayName: 'Business Reference Field',
+			name: 'businessReferenceField',
 			type: 'string',
 			default: '',
-			placeholder: 'e.g. {{ $json.order_id }}',
-			description: `Your own ID for the payment (the Business Reference given at Create, which the node stores in the ${resource}'s metadata under "${BUSINESS_REFERENCE_METADATA_FIELD}"). Used when Record Reference is empty or not found.`,
+			placeholder: 'e.g. order_id',
+			requiresDataPath: 'single',
+			description: `Name of the record field holding your own ID (the Business Reference given at Create, stored in the ${resource}'s metadata under "${BUSINESS_REFERENCE_METADATA_FIELD}"). Used when the record has no reference or it is not found.`,
 		}),
 		field({
-			displayName: 'Expected Amount',
-			name: 'expectedAmount',
-			type: 'number',
-			required: true,
-			typeOptions: { minValue: 1, numberPrecision: 0 },
-			default: 0,
-			description: 'Whole number in the smallest currency unit, as on your record (for payouts, without a minus sign)',
-		}),
-		field({
-			displayName: 'Expected Currency',
-			name: 'expectedCurrency',
+			displayName: 'Amount Field',
+			name: 'amountField',
 			type: 'string',
 			required: true,
-			default: 'XOF',
-			description: 'Three-letter code, such as XOF or XAF',
+			default: 'amount',
+			requiresDataPath: 'single',
+			description: 'Name of the record field holding the expected amount: a whole number in the smallest currency unit (for payouts, without a minus sign)',
+		}),
+		field({
+			displayName: 'Currency Field',
+			name: 'currencyField',
+			type: 'string',
+			default: 'currency',
+			requiresDataPath: 'single',
+			description: 'Name of the record field holding the three-letter currency code. Records without it use the Default Currency option.',
 		}),
 		field({
 			displayName: 'Expected Status',
 			name: 'expectedStatus',
-			type: 'string',
+			type: 'options',
+			options: [
+				{ name: 'Any (Do Not Compare)', value: '' },
+				{ name: 'Cancelled', value: 'CANCELLED' },
+				{ name: 'Completed', value: 'COMPLETED' },
+				{ name: 'Failed', value: 'FAILED' },
+				{ name: 'From a Record Field', value: 'fromField' },
+				{ name: 'Pending', value: 'PENDING' },
+				...(resource === 'payout' ? [{ name: 'Reversed', value: 'REVERSED' }] : []),
+			],
 			default: 'COMPLETED',
-			description: `Status your record expects (${(resource === 'payout' ? PAYOUT_STATUSES : CHARGE_STATUSES).join(', ')}). Leave empty to not compare statuses.`,
+			description: `Status every record expects of its ${resource}`,
 		}),
+		{
+			displayName: 'Status Field',
+			name: 'statusField',
+			type: 'string',
+			default: 'status',
+			requiresDataPath: 'single',
+			description: 'Name of the record field holding the expected status; an empty value means the status is not compared',
+			displayOptions: { show: { ...show, expectedStatus: [STATUS_FROM_FIELD] } },
+		},
 		optionsCollection([resource], ['reconcile'], [
 			{
 				displayName: 'Amount Tolerance',
@@ -97,6 +120,14 @@ export function reconcileDescription(resource: TransactionResource): INodeProper
 				typeOptions: { minValue: 0, numberPrecision: 0 },
 				default: 0,
 				description: 'Largest difference between expected and actual amount still counted as equal, in the smallest currency unit. 0 means exact.',
+			},
+			{
+				displayName: 'Default Currency',
+				name: 'defaultCurrency',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. XOF',
+				description: 'Currency of the records that have no Currency Field value',
 			},
 			{
 				displayName: 'Look Up Records Outside the Period',
@@ -154,26 +185,46 @@ function readSettings(this: IExecuteFunctions, options: IDataObject): MatchSetti
 	return { amountTolerance: tolerance, pendingIsNotFinal: options.pendingHandling !== 'difference' };
 }
 
-/** Every record, read from its item; a record that cannot be read stops the node. */
-function readRecords(this: IExecuteFunctions, resource: TransactionResource): ReconcileRecord[] {
+/**
+ * Every record, read from its item through the field names (read once, like Compare Datasets'
+ * fields to match: no expression per item). A record that cannot be read stops the node.
+ */
+function readRecords(this: IExecuteFunctions, resource: TransactionResource, options: IDataObject): ReconcileRecord[] {
 	const statuses = resource === 'payout' ? PAYOUT_STATUSES : CHARGE_STATUSES;
+	const name = (parameter: string, fallback = '') => String(this.getNodeParameter(parameter, 0, fallback) ?? '').trim();
+	const fields = {
+		reference: name('referenceField'),
+		businessReference: name('businessReferenceField'),
+		amount: name('amountField', 'amount'),
+		currency: name('currencyField'),
+	};
+	if (!fields.reference && !fields.businessReference) {
+		const rule = 'or Business Reference Field must name the record field to match on';
+		throw fieldError(this.getNode(), { parameter: 'Reference Field', field: 'referenceField', rule }, 0);
+	}
+	const expectedStatus = String(this.getNodeParameter('expectedStatus', 0, 'COMPLETED') ?? '');
+	const statusField = expectedStatus === STATUS_FROM_FIELD ? name('statusField', 'status') : '';
+	const defaultCurrency = typeof options.defaultCurrency === 'string' ? options.defaultCurrency : '';
+
 	const items = this.getInputData();
-	const records: ReconcileRecord[] = [];
+	const records: ReconcileRecord[] = new Array(items.length);
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		const json = items[itemIndex].json;
+		const currency = fields.currency ? valueAt(json, fields.currency) : undefined;
 		const reading = readRecord(
 			itemIndex,
-			items[itemIndex].json,
+			json,
 			{
-				reference: this.getNodeParameter('recordReference', itemIndex, ''),
-				businessReference: this.getNodeParameter('recordBusinessReference', itemIndex, ''),
-				amount: this.getNodeParameter('expectedAmount', itemIndex),
-				currency: this.getNodeParameter('expectedCurrency', itemIndex),
-				status: this.getNodeParameter('expectedStatus', itemIndex, ''),
+				reference: fields.reference ? valueAt(json, fields.reference) : undefined,
+				businessReference: fields.businessReference ? valueAt(json, fields.businessReference) : undefined,
+				amount: valueAt(json, fields.amount),
+				currency: currency === undefined || currency === null || currency === '' ? defaultCurrency : currency,
+				status: statusField ? valueAt(json, statusField) : expectedStatus,
 			},
 			statuses,
 		);
 		if (!reading.ok) throw fieldError(this.getNode(), reading.problem, itemIndex);
-		records.push(reading.record);
+		records[itemIndex] = reading.record;
 	}
 	return records;
 }
@@ -240,7 +291,7 @@ export async function executeReconcile(
 		const [parameter, field] = qs.start_date ? ['Created Before', 'end_date'] : ['Created After', 'start_date'];
 		throw fieldError(this.getNode(), { parameter, field, rule: 'is required: the period decides which transactions are unexpected' }, 0);
 	}
-	const records = readRecords.call(this, resource);
+	const records = readRecords.call(this, resource, options);
 	const settings = context.callSettings(0);
 
 	const index = new TransactionIndex();

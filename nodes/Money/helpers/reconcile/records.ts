@@ -14,6 +14,17 @@ export interface RecordFields {
 
 export type RecordReading = { ok: true; record: ReconcileRecord } | { ok: false; problem: FieldProblem };
 
+/** A record's field by name: the key itself when present, else a dot path (`order.id`). */
+export function valueAt(json: IDataObject, path: string): unknown {
+	if (Object.prototype.hasOwnProperty.call(json, path)) return json[path];
+	let current: unknown = json;
+	for (const key of path.split('.')) {
+		if (current === null || typeof current !== 'object' || !Object.prototype.hasOwnProperty.call(current, key)) return undefined;
+		current = (current as IDataObject)[key];
+	}
+	return current;
+}
+
 const CURRENCY_CODE = /^[A-Z]{3}$/;
 
 function text(value: unknown): string {
@@ -34,19 +45,19 @@ export function readRecord(
 	const reference = validateReference(fields.reference);
 	const businessReference = validateReference(fields.businessReference);
 	if (!reference && !businessReference) {
-		return fail('Record Reference', 'reference', 'or Record Business Reference must give a value to match on');
+		return fail('Reference Field', 'reference', 'and Business Reference Field give no value to match on');
 	}
 	const amount = parseAmount(fields.amount);
 	if (amount === undefined) {
-		return fail('Expected Amount', 'amount', 'must be a whole number greater than 0 in the smallest currency unit');
+		return fail('Amount Field', 'amount', 'must be a whole number greater than 0 in the smallest currency unit');
 	}
 	const currency = text(fields.currency).toUpperCase();
 	if (!CURRENCY_CODE.test(currency)) {
-		return fail('Expected Currency', 'currency', 'must be a three-letter currency code (for example XOF)');
+		return fail('Currency Field', 'currency', 'must be a three-letter currency code (for example XOF)');
 	}
 	const status = text(fields.status).toUpperCase();
 	if (status !== '' && !statuses.includes(status)) {
-		return fail('Expected Status', 'status', `must be empty or one of ${statuses.join(', ')}`);
+		return fail('Status Field', 'status', `must be empty or one of ${statuses.join(', ')}`);
 	}
 	return {
 		ok: true,
