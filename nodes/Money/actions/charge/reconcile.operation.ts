@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import { executeReconcile, reconcileDescription } from '../shared/reconcileTransactions';
+import { reconcileDescription } from '../shared/reconcileDescription';
+import { executeReconcile } from '../shared/reconcileTransactions';
 import type { OperationContext } from '../types';
 
 export const description: INodeProperties[] = reconcileDescription('charge');

@@ -1,6 +1,6 @@
 import type { IBinaryData, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { countsOf, summarize } from './report';
+import { countsOf, type SummaryRow } from './report';
 import { RECONCILIATION_STATUSES, type Outcome, type Outcomes } from './types';
 
 /**
@@ -36,12 +36,13 @@ export interface SummaryPeriod {
 /** The summary item: counts, totals per output and currency, and the CSV report when given. */
 export function summaryItem(
 	outcomes: Outcomes,
+	totals: SummaryRow[],
 	period: SummaryPeriod,
 	recordCount: number,
 	csv?: { binaryProperty: string; data: IBinaryData },
 ): INodeExecutionData {
 	const item: INodeExecutionData = {
-		json: { ...period, records: recordCount, counts: countsOf(outcomes), totals: summarize(outcomes) as unknown as IDataObject[] },
+		json: { ...period, records: recordCount, counts: countsOf(outcomes), totals: totals as unknown as IDataObject[] },
 		pairedItem: { item: 0 },
 	};
 	if (csv) item.binary = { [csv.binaryProperty]: csv.data };
