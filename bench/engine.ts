@@ -37,7 +37,7 @@ export interface BenchRunOptions {
 
 export interface BenchRun {
 	run: IRun;
-	output(nodeName: string): INodeExecutionData[];
+	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
 	error(): IRun['data']['resultData']['error'];
 }
 
@@ -68,8 +68,8 @@ export async function runBench(engine: Engine, workflow: Workflow, options: Benc
 	const run = await finished;
 	return {
 		run,
-		output(nodeName) {
-			return run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[0] ?? [];
+		output(nodeName, outputIndex = 0) {
+			return run.data.resultData.runData[nodeName]?.[0]?.data?.main?.[outputIndex] ?? [];
 		},
 		error() {
 			return run.data.resultData.error;

@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (builds first): every figure of issue 8, one line each on stdout, progress on
  * stderr, results in bench/results/. Flags: --quick (smoke run: fewer items and runs, no 100k),
- * --only=per-call,token,return-all,webhook,sandbox (a subset), --runs=N (override the run count).
+ * --only=per-call,token,return-all,reconcile,webhook,sandbox (a subset), --runs=N (override the run count).
  */
 import './env';
 
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine } from '../test/harness/engine';
 import type { BenchContext } from './figures/context';
 import { perCallFigures } from './figures/per-call';
+import { reconcileFigures } from './figures/reconcile';
 import { returnAllFigures } from './figures/return-all';
 import { sandboxFigures } from './figures/sandbox';
 import { tokenFigures } from './figures/token';
@@ -19,7 +20,7 @@ import { fetchToken } from './floor';
 import { SandboxProcess } from './processes';
 import { type FigureResult, formatLine, progress, unmeasured } from './stats';
 
-const GROUPS = ['per-call', 'token', 'return-all', 'webhook', 'sandbox'] as const;
+const GROUPS = ['per-call', 'token', 'return-all', 'reconcile', 'webhook', 'sandbox'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Plan {
@@ -114,6 +115,15 @@ async function main(): Promise<void> {
 				report([
 					unmeasured('return_all_ms_per_item_100k', 'ms/item', 'skipped by --quick'),
 					unmeasured('return_all_peak_mb_100k', 'MB', 'skipped by --quick'),
+				]);
+			}
+		}
+		if (plan.groups.has('reconcile')) {
+			report(await reconcileFigures({ sizes: plan.returnAllSizes, runs: plan.runs }));
+			if (!plan.returnAllSizes.includes(100_000)) {
+				report([
+					unmeasured('reconcile_ms_per_record_100k', 'ms/record', 'skipped by --quick'),
+					unmeasured('reconcile_peak_mb_100k', 'MB', 'skipped by --quick'),
 				]);
 			}
 		}

@@ -182,6 +182,12 @@ export class InProcessControl implements SandboxControl {
 		const statuses = request.resource === 'charge' ? CHARGE_STATUSES : PAYOUT_STATUSES;
 		if (request.status !== undefined && !statuses.includes(request.status)) throw new ControlError(400, 'invalid_request', `status must be one of ${statuses.join(', ')}`);
 		if (request.channel !== undefined && !CHANNELS.includes(request.channel)) throw new ControlError(400, 'invalid_request', `channel must be one of ${CHANNELS.join(', ')}`);
+		if (request.amount !== undefined && !(Number.isSafeInteger(request.amount) && request.amount > 0)) {
+			throw new ControlError(400, 'invalid_request', 'amount must be a whole number > 0');
+		}
+		if (request.metadata !== undefined && (typeof request.metadata !== 'object' || request.metadata === null || Array.isArray(request.metadata))) {
+			throw new ControlError(400, 'invalid_request', 'metadata must be an object');
+		}
 		this.client(request.clientId);
 		try {
 			const count = this.runtime.service.seed(request);

@@ -203,6 +203,10 @@ export interface SeedRequest {
 	createdAtFrom?: string;
 	createdAtTo?: string;
 	clientId?: string;
+	/** Every seeded transaction gets this amount (smallest unit) instead of the spread one. */
+	amount?: number;
+	/** Every seeded transaction gets this metadata instead of `{ seeded: true }`. */
+	metadata?: Record<string, unknown>;
 }
 
 export interface Counters {

@@ -5,6 +5,7 @@ import * as account from './actions/account';
 import * as charge from './actions/charge';
 import * as payout from './actions/payout';
 import { router } from './actions/router';
+import { configuredOutputs } from './outputs';
 import * as transaction from './actions/transaction';
 
 export class Money implements INodeType {
@@ -19,7 +20,7 @@ export class Money implements INodeType {
 		defaults: { name: 'Money' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		outputs: `={{(${configuredOutputs})($parameter)}}`,
 		credentials: [{ name: 'moneyApi', required: true }],
 		properties: [
 			{

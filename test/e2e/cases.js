@@ -90,6 +90,8 @@ function build(ctx) {
 		exampleWorkflow(ctx.repo, 'pay-beneficiaries.json', 'e2eExamplePayouts'),
 	];
 	ids.ExamplePayouts = 'e2eExamplePayouts';
+	workflows.push(exampleWorkflow(ctx.repo, 'daily-reconciliation.json', 'e2eExampleReconcile'));
+	ids.ExampleReconcile = 'e2eExampleReconcile';
 	const triggerUrl = `${ctx.n8n.url}/webhook/${triggerWebhookId}/${MONEY_TRIGGER_PATH}`;
 
 	const state = {};
@@ -237,6 +239,27 @@ function build(ctx) {
 				for (const item of paid) {
 					assert.equal(ledger.payouts.filter((p) => p.reference === referenceOf(item)).length, 1);
 				}
+			},
+		},
+		{
+			name: 'the daily-reconciliation example sends each order and charge to its output, problems to the notification',
+			async fn() {
+				const { seedDailyReconciliation } = require('../fixtures/daily-reconciliation');
+				const expected = await seedDailyReconciliation(ctx.sandbox.control);
+				const r = await ctx.run(ids.ExampleReconcile);
+				const reconcile = "Reconcile yesterday's charges";
+				const counts = [0, 1, 2, 3].map((output) => r.output(reconcile, { output }).length);
+				assert.deepEqual(counts, [expected.matched, expected.mismatched, expected.missing, expected.unexpected]);
+				const statuses = [0, 1, 2, 3].map((output) => [...new Set(r.output(reconcile, { output }).map((item) => item.reconciliation.status))]);
+				assert.deepEqual(statuses, [['matched'], ['mismatched'], ['missing'], ['unexpected']]);
+				const notifyRuns = r.execution.data.resultData.runData['Notify accounting (stands for Slack or email)'] || [];
+				const texts = notifyRuns.flatMap((run) => run.data.main[0].map((item) => item.json.text));
+				assert.equal(texts.length, expected.mismatched + expected.missing + expected.unexpected, JSON.stringify(texts));
+				assert.ok(texts.includes('MISSING: order ORD-1004, charge (none in the API)'), JSON.stringify(texts));
+				const [report] = r.output('Daily report CSV (attach to an email or upload)');
+				assert.deepEqual(report && report.counts, expected);
+				const binary = r.execution.data.resultData.runData[reconcile][0].data.main[4][0].binary;
+				assert.equal(binary && binary.data && binary.data.mimeType, 'text/csv');
 			},
 		},
 		{

@@ -14,6 +14,7 @@ import {
 	runWorkflow,
 } from '../harness/engine';
 import { findSecrets } from '../harness/secrets';
+import { seedDailyReconciliation } from '../fixtures/daily-reconciliation';
 
 interface ExampleWorkflow {
 	name: string;
@@ -67,26 +68,36 @@ describe('example workflows run as shipped', () => {
 		expect(findSecrets([first.run, again.run], { pin: sandbox.info.pin, clientSecret: sandbox.info.clientSecret, hmacSecret: sandbox.info.hmacSecret })).toEqual([]);
 	});
 
-	it("totals yesterday's charges and payouts per type and status", async () => {
+	it("reconciles yesterday's orders against yesterday's charges and routes the problems to the notification", async () => {
 		const definition = example('daily-reconciliation.json');
 		engine.credentials.set(exampleCredentialId(definition), CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
-		const yesterday = new Date(Date.now() - 24 * 3600 * 1000);
-		yesterday.setUTCHours(12, 0, 0, 0);
-		await sandbox.control.seed({ resource: 'charge', count: 7, status: 'COMPLETED', createdAtFrom: yesterday.toISOString(), createdAtTo: yesterday.toISOString() });
-		await sandbox.control.seed({ resource: 'payout', count: 4, status: 'FAILED', createdAtFrom: yesterday.toISOString(), createdAtTo: yesterday.toISOString() });
+		const counts = await seedDailyReconciliation(sandbox.control);
 
 		// Togo's time zone is UTC, so "yesterday" of the workflow is yesterday in UTC.
 		const workflow = buildWorkflow(engine, { ...definition, timezone: 'Africa/Lome' });
-		const result = await runWorkflow(engine, workflow);
+		const result = await runWorkflow(engine, workflow, { startNode: 'Run now' });
 
 		expect(result.error()).toBeUndefined();
-		const totals = result.output('Totals per type and status').map((item) => item.json);
-		expect(totals).toEqual(
+		const reconcile = "Reconcile yesterday's charges";
+		const perOutput = [0, 1, 2, 3].map((output) => result.output(reconcile, output).length);
+		expect(perOutput).toEqual([counts.matched, counts.mismatched, counts.missing, counts.unexpected]);
+		expect(result.output('Paid orders (mark them paid in your shop)').map((item) => (item.json.record as { order_id: string }).order_id)).toEqual(['ORD-1001', 'ORD-1005']);
+
+		const notified = result.run.data.resultData.runData['Notify accounting (stands for Slack or email)'].flatMap((run) => run.data!.main[0]!);
+		const texts = notified.map((item) => item.json.text);
+		expect(texts).toHaveLength(counts.mismatched + counts.missing + counts.unexpected);
+		expect(texts).toEqual(
 			expect.arrayContaining([
-				expect.objectContaining({ type: 'charge', status: 'COMPLETED', count_reference: 7 }),
-				expect.objectContaining({ type: 'payout', status: 'FAILED', count_reference: 4 }),
+				expect.stringMatching(/^MISMATCHED: order ORD-1002, charge \S+; amount expected 3000, API has 3500$/),
+				expect.stringMatching(/^MISMATCHED: order ORD-1003, charge \S+; status expected COMPLETED, API has FAILED$/),
+				'MISSING: order ORD-1004, charge (none in the API)',
+				expect.stringMatching(/^UNEXPECTED: order \(no record\), charge \S+$/),
 			]),
 		);
+
+		const [report] = result.output('Daily report CSV (attach to an email or upload)');
+		expect(report.json.counts).toEqual(counts);
+		expect(report.binary?.data.mimeType).toBe('text/csv');
 	});
 
 	it('ships a fulfilment workflow whose trigger listens for completed charges only', () => {

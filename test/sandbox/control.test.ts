@@ -73,6 +73,18 @@ describe('control API over HTTP (SandboxControlClient)', () => {
 		expect(await control.seed({ resource: 'payout', count: 3, status: 'REVERSED' })).toEqual({ count: 3 });
 		await expect(control.seed({ resource: 'charge', count: 3, status: 'REVERSED' })).rejects.toMatchObject({ status: 400 });
 		await expect(control.seed({ resource: 'refund' as never, count: 3 })).rejects.toMatchObject({ status: 400 });
+		await expect(control.seed({ resource: 'charge', count: 1, amount: 12.5 })).rejects.toMatchObject({ status: 400 });
+		await expect(control.seed({ resource: 'charge', count: 1, metadata: ['x'] as never })).rejects.toMatchObject({ status: 400 });
+	});
+
+	it('seeds a given amount and metadata', async () => {
+		const at = '2020-02-02T10:00:00.000Z';
+		await control.seed({ resource: 'charge', count: 2, amount: 4200, metadata: { order: 'A-1' }, createdAtFrom: at, createdAtTo: at });
+		const seeded = (await control.ledger()).charges.filter((entry) => entry.created_at === at);
+		expect(seeded.map((entry) => [entry.amount.value, entry.metadata])).toEqual([
+			[4200, { order: 'A-1' }],
+			[4200, { order: 'A-1' }],
+		]);
 	});
 
 	it('setClockOffset and setFinalizeAfter', async () => {

@@ -6,12 +6,12 @@ import * as charge from './charge';
 import { createOperationContext } from './context';
 import * as payout from './payout';
 import * as transaction from './transaction';
-import type { MoneyResource, OperationModule } from './types';
+import type { BatchOperationModule, MoneyResource, OperationModule } from './types';
 
-const OPERATIONS: Record<MoneyResource, Record<string, OperationModule>> = {
+const OPERATIONS: Record<MoneyResource, Record<string, OperationModule | BatchOperationModule>> = {
 	account: { get: account.get },
-	charge: { create: charge.create, get: charge.get, getAll: charge.getAll },
-	payout: { create: payout.create, get: payout.get, getAll: payout.getAll },
+	charge: { create: charge.create, get: charge.get, getAll: charge.getAll, reconcile: charge.reconcile },
+	payout: { create: payout.create, get: payout.get, getAll: payout.getAll, reconcile: payout.reconcile },
 	transaction: { get: transaction.get },
 };
 
@@ -74,6 +74,15 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const context = createOperationContext(this);
+	if ('executeBatch' in handler) {
+		try {
+			return await handler.executeBatch.call(this, context);
+		} catch (error) {
+			const nodeError = asNodeError(node, error, 0);
+			if (!this.continueOnFail()) throw nodeError;
+			return [[{ json: errorItemJson(nodeError), pairedItem: { item: 0 } }]];
+		}
+	}
 	const concurrency = CONCURRENT_OPERATIONS.has(operation)
 		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 1)) || 1))
 		: 1;

@@ -26,3 +26,9 @@ export interface OperationModule {
 	description: INodeProperties[];
 	execute: OperationExecute;
 }
+
+/** An operation that takes all input items at once and returns one array per output (Reconcile). */
+export interface BatchOperationModule {
+	description: INodeProperties[];
+	executeBatch: (this: IExecuteFunctions, context: OperationContext) => Promise<INodeExecutionData[][]>;
+}

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-function objectAt(source: IDataObject, key: string): IDataObject {
+export function objectAt(source: IDataObject, key: string): IDataObject {
 	const value = source[key];
 	return value && typeof value === 'object' && !Array.isArray(value) ? (value as IDataObject) : {};
 }

@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { IDEMPOTENCY_HEADER, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../shared/constants';
 import { moneyApiCall } from '../../../shared/transport';
 import { isRetryAfterLostRun } from '../../helpers/crashRecovery';
+import { stampBusinessReference } from '../../helpers/businessReference';
 import { deriveIdempotencyKey, runAnchorOf, storedAnchorOf } from '../../helpers/idempotency';
 import { pinForRequest } from '../../helpers/pin';
 import { fieldError, type CreateInput, validateCreateInput } from '../../helpers/validation';
@@ -380,6 +381,8 @@ export async function executeCreateTransaction(
 			itemIndex,
 		);
 	}
+	const stampProblem = stampBusinessReference(body, businessReference);
+	if (stampProblem) throw fieldError(node, stampProblem, itemIndex);
 	const idempotencyKey = deriveIdempotencyKey({
 		resource,
 		businessReference,

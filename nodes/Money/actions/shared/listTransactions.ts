@@ -90,6 +90,36 @@ export function listTransactionsDescription(resource: TransactionResource): INod
 	];
 }
 
+/**
+ * `start_date` / `end_date` from the Created After / Before parameters, in the workflow's time zone
+ * when they carry none; empty values are left out.
+ */
+export function periodQuery(
+	this: IExecuteFunctions,
+	startDate: unknown,
+	endDate: unknown,
+	itemIndex: number,
+): { start_date?: string; end_date?: string } {
+	const qs: { start_date?: string; end_date?: string } = {};
+	const timeZone = this.getTimezone();
+	for (const [value, field, parameter] of [
+		[startDate, 'start_date', 'Created After'],
+		[endDate, 'end_date', 'Created Before'],
+	] as const) {
+		if (value === undefined || value === null || value === '') continue;
+		const iso = toIsoTimestamp(value, timeZone);
+		if (!iso) {
+			throw fieldError(this.getNode(), { parameter, field, rule: 'must be a date (ISO 8601)' }, itemIndex);
+		}
+		qs[field] = iso;
+	}
+	if (qs.start_date && qs.end_date && qs.start_date > qs.end_date) {
+		const rule = 'must not be before Created After';
+		throw fieldError(this.getNode(), { parameter: 'Created Before', field: 'end_date', rule }, itemIndex);
+	}
+	return qs;
+}
+
 function listQuery(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): IDataObject {
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const qs: IDataObject = {};
@@ -102,23 +132,7 @@ function listQuery(this: IExecuteFunctions, resource: TransactionResource, itemI
 		qs.status = filters.status;
 	}
 	if (filters.channel) qs.channel = filters.channel;
-	const timeZone = this.getTimezone();
-	for (const [name, field, parameter] of [
-		['startDate', 'start_date', 'Created After'],
-		['endDate', 'end_date', 'Created Before'],
-	] as const) {
-		const value = filters[name];
-		if (value === undefined || value === null || value === '') continue;
-		const iso = toIsoTimestamp(value, timeZone);
-		if (!iso) {
-			throw fieldError(this.getNode(), { parameter, field, rule: 'must be a date (ISO 8601)' }, itemIndex);
-		}
-		qs[field] = iso;
-	}
-	if (qs.start_date && qs.end_date && String(qs.start_date) > String(qs.end_date)) {
-		const rule = 'must not be before Created After';
-		throw fieldError(this.getNode(), { parameter: 'Created Before', field: 'end_date', rule }, itemIndex);
-	}
+	Object.assign(qs, periodQuery.call(this, filters.startDate, filters.endDate, itemIndex));
 	return qs;
 }
 

@@ -1,0 +1,57 @@
+import type { IDataObject } from 'n8n-workflow';
+
+export type ReconciliationStatus = 'matched' | 'mismatched' | 'missing' | 'unexpected';
+
+export const RECONCILIATION_STATUSES: readonly ReconciliationStatus[] = ['matched', 'mismatched', 'missing', 'unexpected'];
+
+/** One line of the merchant's own records, read from an input item. */
+export interface ReconcileRecord {
+	itemIndex: number;
+	/** The API's `reference`, when the record knows it. */
+	reference?: string;
+	/** The merchant's own id, stamped into the transaction's metadata at create. */
+	businessReference?: string;
+	/** Expected amount, a positive whole number in the smallest unit (payouts: without the API's minus sign). */
+	amount: number;
+	currency: string;
+	/** Expected status label; undefined when the record does not say. */
+	status?: string;
+	json: IDataObject;
+}
+
+export type DifferenceField = 'amount' | 'currency' | 'status' | 'business_reference' | 'duplicate_claim';
+
+export interface Difference {
+	field: DifferenceField;
+	expected: string | number | null;
+	actual: string | number | null;
+	/** duplicate_claim: the input item that claimed the same transaction (or key) first. */
+	claimed_by_item?: number;
+}
+
+export interface MatchSettings {
+	/** Largest accepted |expected − actual|, a whole number; 0 means exact. */
+	amountTolerance: number;
+	/** A PENDING transaction whose record expects another status is matched but not final. */
+	pendingIsNotFinal: boolean;
+}
+
+export type MatchKey = 'reference' | 'business_reference';
+
+export interface Reconciliation {
+	status: ReconciliationStatus;
+	differences: Difference[];
+	matched_by: MatchKey | null;
+	/** Whether the transaction's status is final (anything but PENDING); null without a transaction. */
+	final: boolean | null;
+	/** The transaction was found by its reference but created outside the period. */
+	outside_period: boolean;
+}
+
+export interface Outcome {
+	record?: ReconcileRecord;
+	transaction?: IDataObject;
+	reconciliation: Reconciliation;
+}
+
+export type Outcomes = Record<ReconciliationStatus, Outcome[]>;

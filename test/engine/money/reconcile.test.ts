@@ -1,0 +1,345 @@
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { startSandbox, type Sandbox } from '../../../sandbox';
+import {
+	buildWorkflow,
+	CREDENTIAL_ID,
+	credentialFromSandbox,
+	type Engine,
+	loadEngine,
+	moneyNode,
+	type RunResult,
+	runMoneyNode,
+} from '../../harness/engine';
+import { findSecrets } from '../../harness/secrets';
+
+const FAST = { maxRetries: 1, retryBaseDelayMs: 2 };
+const OUTPUTS = ['matched', 'mismatched', 'missing', 'unexpected'] as const;
+type OutputName = (typeof OUTPUTS)[number];
+
+let engine: Engine;
+let sb: Sandbox;
+
+beforeAll(async () => {
+	engine = await loadEngine();
+});
+
+/** Each test gets its own sandbox, so the period holds exactly the transactions the test made. */
+beforeEach(async () => {
+	sb = await startSandbox({ finalizeAfterMs: null });
+	engine.credentials.set(CREDENTIAL_ID, 'moneyApi', credentialFromSandbox(sb.info));
+});
+
+afterEach(async () => {
+	await sb?.close();
+});
+
+interface Order {
+	order?: string;
+	amount: number;
+	status?: 'COMPLETED' | 'FAILED' | 'CANCELLED';
+}
+
+/** Creates transactions through the Money node (so creates stamp their Business Reference), then settles them. */
+async function create(resource: 'charge' | 'payout', orders: Order[]): Promise<string[]> {
+	const result = await runMoneyNode(engine, {
+		parameters: {
+			resource,
+			operation: 'create',
+			amount: '={{ $json.amount }}',
+			currency: 'XOF',
+			identifierType: 'gm_account',
+			identifier: resource === 'charge' ? 'GM-1001' : 'GM-1002',
+			channel: 'psp-a-tg',
+			accountType: '',
+			businessReference: orders.every((order) => order.order) ? '={{ $json.order }}' : '',
+			options: FAST,
+		},
+		items: orders.map((order) => ({ json: { ...order } })),
+	});
+	expect(result.error()).toBeUndefined();
+	const references = result.output('Money').map((item) => item.json.reference as string);
+	for (const [index, order] of orders.entries()) {
+		if (order.status) await sb.control.setStatus(references[index], order.status);
+	}
+	return references;
+}
+
+interface Outputs extends Record<OutputName, IDataObject[]> {
+	result: RunResult;
+	items: INodeExecutionData[][];
+}
+
+const RECORD_FIELDS = {
+	referenceField: 'reference',
+	businessReferenceField: 'order',
+	amountField: 'amount',
+	currencyField: 'currency',
+};
+
+async function reconcile(
+	records: IDataObject[],
+	period: { createdAfter: string; createdBefore: string },
+	options: IDataObject = {},
+	resource: 'charge' | 'payout' = 'charge',
+	fields: IDataObject = {},
+): Promise<Outputs> {
+	const result = await runMoneyNode(engine, {
+		parameters: {
+			resource,
+			operation: 'reconcile',
+			...period,
+			...RECORD_FIELDS,
+			...fields,
+			options: { ...FAST, defaultCurrency: 'XOF', ...options },
+		},
+		items: records.map((json) => ({ json })),
+	});
+	expect(result.error()).toBeUndefined();
+	expect(findSecrets(result.run, { pin: sb.info.pin, clientSecret: sb.info.clientSecret, hmacSecret: sb.info.hmacSecret })).toEqual([]);
+	const items = OUTPUTS.map((_, index) => result.output('Money', index));
+	const json = (index: number) => items[index].map((item) => item.json);
+	return { result, items, matched: json(0), mismatched: json(1), missing: json(2), unexpected: json(3) };
+}
+
+const aroundNow = () => ({
+	createdAfter: new Date(Date.now() - 60_000).toISOString(),
+	createdBefore: new Date(Date.now() + 60_000).toISOString(),
+});
+
+const verdict = (item: IDataObject) => item.reconciliation as IDataObject;
+const differences = (item: IDataObject) => verdict(item).differences as IDataObject[];
+const orderOf = (item: IDataObject) => (item.record as IDataObject).order;
+
+describe('Reconcile against the sandbox', () => {
+	it('sends every record and every unclaimed charge to its output, with each difference named', async () => {
+		const references = await create('charge', [
+			{ order: 'ord-1', amount: 1000, status: 'COMPLETED' },
+			{ order: 'ord-2', amount: 2000, status: 'COMPLETED' },
+			{ order: 'ord-3', amount: 3000, status: 'FAILED' },
+			{ order: 'ord-4', amount: 4000 },
+			{ order: 'ord-5', amount: 5000, status: 'COMPLETED' },
+		]);
+		references.push(...(await create('charge', [{ amount: 6000, status: 'COMPLETED' }])));
+		const records: IDataObject[] = [
+			{ order: 'ord-1', amount: 1000 },
+			{ reference: references[1], amount: 2500 },
+			{ order: 'ord-3', amount: 3000 },
+			{ order: 'ord-4', amount: 4000 },
+			{ order: 'ord-5', amount: '5000', currency: 'XAF' },
+			{ order: 'ord-404', amount: 700 },
+			{ reference: 'chg_not_a_charge', amount: 800 },
+		];
+		const out = await reconcile(records, aroundNow());
+
+		expect(out.matched.map(orderOf)).toEqual(['ord-1', 'ord-4']);
+		expect(verdict(out.matched[0])).toEqual({
+			status: 'matched',
+			differences: [],
+			matched_by: 'business_reference',
+			final: true,
+			outside_period: false,
+		});
+		expect(verdict(out.matched[1])).toMatchObject({ status: 'matched', final: false });
+		expect(out.matched[0].transaction).toMatchObject({ reference: references[0], metadata: { n8n_business_reference: 'ord-1' } });
+
+		expect(out.mismatched.map((item) => differences(item))).toEqual([
+			[{ field: 'amount', expected: 2500, actual: 2000 }],
+			[{ field: 'status', expected: 'COMPLETED', actual: 'FAILED' }],
+			[{ field: 'currency', expected: 'XAF', actual: 'XOF' }],
+		]);
+		expect(verdict(out.mismatched[0]).matched_by).toBe('reference');
+
+		expect(out.missing.map((item) => item.record)).toEqual([records[5], records[6]]);
+		expect(out.missing.every((item) => item.transaction === null && verdict(item).status === 'missing')).toBe(true);
+
+		expect(out.unexpected).toHaveLength(1);
+		expect(out.unexpected[0]).toMatchObject({ record: null, transaction: { reference: references[5] } });
+		expect(verdict(out.unexpected[0])).toMatchObject({ status: 'unexpected', differences: [] });
+
+		const paired = out.items.slice(0, 3).flat().map((item) => item.pairedItem);
+		expect(paired).toEqual(expect.arrayContaining(records.map((_, item) => ({ item }))));
+		expect(out.items[3][0].pairedItem).toBeUndefined();
+	});
+
+	it('judges a PENDING charge as a status difference when asked, and within the amount tolerance as equal', async () => {
+		await create('charge', [{ order: 'ord-p', amount: 4000 }, { order: 'ord-t', amount: 1000, status: 'COMPLETED' }]);
+		const records = [{ order: 'ord-p', amount: 4000 }, { order: 'ord-t', amount: 1005 }];
+
+		const strict = await reconcile(records, aroundNow(), { pendingHandling: 'difference', amountTolerance: 5 });
+		expect(strict.matched.map(orderOf)).toEqual(['ord-t']);
+		expect(differences(strict.mismatched[0])).toEqual([{ field: 'status', expected: 'COMPLETED', actual: 'PENDING' }]);
+
+		const exact = await reconcile(records, aroundNow());
+		expect(differences(exact.mismatched[0])).toEqual([{ field: 'amount', expected: 1005, actual: 1000 }]);
+
+		// Statuses from a record field (nested), an empty one meaning "not compared".
+		const fromField = await reconcile(
+			[{ order: 'ord-p', amount: 4000, state: { expected: 'pending' } }, { order: 'ord-t', amount: 1000, state: { expected: '' } }],
+			aroundNow(),
+			{ pendingHandling: 'difference' },
+			'charge',
+			{ expectedStatus: 'fromField', statusField: 'state.expected' },
+		);
+		expect(fromField.matched.map(orderOf)).toEqual(['ord-p', 'ord-t']);
+	});
+
+	it('reports both of two records claiming one charge, the second as a duplicate claim', async () => {
+		const [reference] = await create('charge', [{ order: 'ord-d', amount: 1000, status: 'COMPLETED' }]);
+		const out = await reconcile(
+			[
+				{ order: 'ord-d', amount: 1000 },
+				{ reference, amount: 1000 },
+				{ order: 'ord-gone', amount: 10 },
+				{ order: 'ord-gone', amount: 10 },
+			],
+			aroundNow(),
+		);
+		expect(out.matched.map((item) => item.record)).toEqual([{ order: 'ord-d', amount: 1000 }]);
+		expect(out.mismatched).toHaveLength(1);
+		expect(differences(out.mismatched[0])).toEqual([
+			{ field: 'duplicate_claim', expected: null, actual: reference, claimed_by_item: 0 },
+		]);
+		expect(out.missing.map((item) => differences(item))).toEqual([
+			[],
+			[{ field: 'duplicate_claim', expected: null, actual: 'ord-gone', claimed_by_item: 2 }],
+		]);
+	});
+
+	it('compares a record whose charge was created outside the period, and reads an empty period', async () => {
+		const [early] = await create('charge', [{ order: 'ord-early', amount: 1000, status: 'COMPLETED' }]);
+		const createdAt = Date.parse((await sb.control.ledger()).charges[0].created_at);
+		await new Promise((resolve) => setTimeout(resolve, 20));
+		const later = await create('charge', [{ order: 'ord-late', amount: 2000, status: 'COMPLETED' }]);
+		const period = { createdAfter: new Date(createdAt + 1).toISOString(), createdBefore: new Date(Date.now() + 60_000).toISOString() };
+		const records = [
+			{ reference: early, amount: 1000 },
+			{ order: 'ord-late', amount: 2000 },
+		];
+
+		const out = await reconcile(records, period);
+		expect(out.matched.map((item) => verdict(item).outside_period)).toEqual([true, false]);
+		expect(out.matched.map((item) => (item.transaction as IDataObject).reference)).toEqual([early, later[0]]);
+		expect([out.mismatched, out.missing, out.unexpected]).toEqual([[], [], []]);
+
+		const noLookUp = await reconcile(records, period, { lookUpOutsidePeriod: false });
+		expect(noLookUp.missing.map((item) => item.record)).toEqual([records[0]]);
+		expect(noLookUp.matched.map(orderOf)).toEqual(['ord-late']);
+
+		// A record that knows only its own id cannot be read by reference: outside the period it is missing.
+		const byOrder = await reconcile([{ order: 'ord-early', amount: 1000 }], period);
+		expect(byOrder.missing.map(orderOf)).toEqual(['ord-early']);
+		expect(byOrder.unexpected.map((item) => (item.transaction as IDataObject).reference)).toEqual(later);
+
+		const empty = await reconcile(records, { createdAfter: '2001-01-01T00:00:00Z', createdBefore: '2001-01-02T00:00:00Z' });
+		expect([empty.matched.length, empty.mismatched.length, empty.missing.length, empty.unexpected.length]).toEqual([1, 0, 1, 0]);
+		expect(verdict(empty.matched[0]).outside_period).toBe(true);
+
+		const nothing = await reconcile([{ order: 'ord-none', amount: 5 }], { createdAfter: '2001-01-01T00:00:00Z', createdBefore: '2001-01-02T00:00:00Z' });
+		expect([nothing.matched.length, nothing.mismatched.length, nothing.missing.length, nothing.unexpected.length]).toEqual([0, 0, 1, 0]);
+	});
+
+	it('matches payouts by their unsigned amount and adds a CSV report on a fifth output', async () => {
+		await create('payout', [
+			{ order: 'pay-1', amount: 1500, status: 'COMPLETED' },
+			{ order: 'pay-2', amount: 2500, status: 'COMPLETED' },
+		]);
+		const out = await reconcile(
+			[{ order: 'pay-1', amount: 1500 }, { order: 'pay-2', amount: 2000 }, { order: 'pay-3', amount: 900 }],
+			aroundNow(),
+			{ report: true, simplify: true },
+			'payout',
+		);
+		expect(out.matched[0].transaction).toMatchObject({ amount: -1500, status: 'COMPLETED', type: 'payout' });
+		expect(differences(out.mismatched[0])).toEqual([{ field: 'amount', expected: 2000, actual: 2500 }]);
+
+		const [summary] = out.result.output('Money', 4);
+		expect(summary.json).toMatchObject({
+			resource: 'payout',
+			records: 3,
+			counts: { matched: 1, mismatched: 1, missing: 1, unexpected: 0 },
+		});
+		const csv = Buffer.from(summary.binary!.data.data, 'base64').toString('utf8');
+		expect(csv.split('\r\n')).toEqual([
+			'output,currency,count,expected_amount,api_amount',
+			'matched,XOF,1,1500,1500',
+			'mismatched,XOF,1,2000,2500',
+			'missing,XOF,1,900,0',
+			'unexpected,,0,0,0',
+			'',
+		]);
+		expect(summary.binary!.data).toMatchObject({ mimeType: 'text/csv', fileName: expect.stringMatching(/^reconciliation-payout-.*\.csv$/) });
+	});
+
+	it('stops on a record it cannot read, naming the item and the field, before reading the API', async () => {
+		const result = await runMoneyNode(engine, {
+			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: { ...FAST, defaultCurrency: 'XOF' } },
+			items: [{ json: { order: 'a', amount: 10 } }, { json: { order: 'b', amount: 12.5 } }],
+		});
+		expect(result.error()?.message).toBe(
+			'Amount Field (amount) must be a whole number greater than 0 in the smallest currency unit (input item 1)',
+		);
+		expect((await sb.control.counters()).requests.get_money_v1_charge_list ?? 0).toBe(0);
+	});
+
+	it('requires the period', async () => {
+		const result = await runMoneyNode(engine, {
+			parameters: { resource: 'charge', operation: 'reconcile', createdAfter: '2026-01-01', createdBefore: '={{ $json.until }}', ...RECORD_FIELDS },
+			items: [{ json: { order: 'a', amount: 10 } }],
+		});
+		expect(result.error()?.message).toContain('Created Before (end_date) is required');
+	});
+
+	it('needs a field to match on', async () => {
+		const result = await runMoneyNode(engine, {
+			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), amountField: 'amount' },
+			items: [{ json: { order: 'a', amount: 10 } }],
+		});
+		expect(result.error()?.message).toBe(
+			'Reference Field (referenceField) or Business Reference Field must name the record field to match on',
+		);
+	});
+
+	it('refuses metadata that would give a charge a second business reference', async () => {
+		const result = await runMoneyNode(engine, {
+			parameters: {
+				resource: 'charge',
+				operation: 'create',
+				amount: 1000,
+				currency: 'XOF',
+				identifierType: 'gm_account',
+				identifier: 'GM-1001',
+				channel: 'psp-a-tg',
+				businessReference: 'ord-9',
+				additionalFields: { metadata: { entries: [{ key: 'n8n_business_reference', value: 'ord-8' }, { key: 'team', value: 'east' }] } },
+				options: FAST,
+			},
+		});
+		expect(result.error()?.message).toContain('Metadata (metadata.n8n_business_reference)');
+		expect((await sb.control.ledger()).charges).toHaveLength(0);
+
+		const kept = await create('charge', [{ order: 'ord-9', amount: 1000 }]);
+		const stored = (await sb.control.ledger()).charges.find((entry) => entry.reference === kept[0]);
+		expect(stored?.metadata).toEqual({ n8n_business_reference: 'ord-9' });
+	});
+});
+
+describe('Money node outputs', () => {
+	const outputsFor = (parameters: IDataObject) => {
+		const node = moneyNode({ parameters: parameters as never });
+		const workflow = buildWorkflow(engine, { nodes: [node] });
+		const type = engine.nodeTypes.getByNameAndVersion(node.type, 1);
+		return NodeHelpers.getNodeOutputs(workflow, node, type.description);
+	};
+
+	it('gives Reconcile four named outputs (five with Report) and every other operation one', () => {
+		expect(outputsFor({ resource: 'charge', operation: 'getAll' })).toEqual(['main']);
+		expect(outputsFor({ resource: 'account', operation: 'get' })).toEqual(['main']);
+		expect(outputsFor({ resource: 'payout', operation: 'create' })).toEqual(['main']);
+		expect(outputsFor({ resource: 'charge', operation: 'reconcile' })).toEqual(
+			['Matched', 'Mismatched', 'Missing in API', 'Unexpected in API'].map((displayName) => ({ type: 'main', displayName })),
+		);
+		expect(outputsFor({ resource: 'payout', operation: 'reconcile', options: { report: true } })).toHaveLength(5);
+	});
+});
