@@ -818,7 +818,8 @@ function publicApi(url, apiKey) {
 		createCredential: (cred) => call('POST', '/credentials', cred),
 		/** Executions, newest first; each with data when includeData (default true). */
 		async listExecutions({ workflowId, status, includeData = true, limit = 100 } = {}) {
-			const qs = new URLSearchParams({ includeData: String(includeData), limit: String(limit) });
+			// Pages of at most 250: the largest page n8n 1.x's public API accepts.
+			const qs = new URLSearchParams({ includeData: String(includeData), limit: String(Math.min(limit, 250)) });
 			if (workflowId) qs.set('workflowId', workflowId);
 			if (status) qs.set('status', status);
 			const out = [];
