@@ -162,6 +162,8 @@ export interface RunOptions {
 	startNode?: string;
 	mode?: WorkflowExecuteMode;
 	executionId?: string;
+	/** Receives what nodes send to the editor (`sendMessageToUI`, manual mode only), as the n8n server's push would. */
+	sendDataToUI?: (type: string, data: IDataObject | IDataObject[]) => void;
 }
 
 export interface RunResult {
@@ -210,6 +212,7 @@ export async function runWorkflow(
 	});
 
 	const additionalData = additionalDataFor(engine, hooks, executionId);
+	if (options.sendDataToUI) additionalData.sendDataToUI = options.sendDataToUI;
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await execute.processRunExecutionData(workflow);
 	const run = await finished;

@@ -3,11 +3,12 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { IDEMPOTENCY_HEADER, ROUTES, type TransactionResource } from '../../../shared/constants';
 import { moneyApiRequest } from '../../../shared/transport';
+import { createRunOptions } from '../../helpers/createRun';
 import { deriveIdempotencyKey } from '../../helpers/idempotency';
 import { pinForRequest } from '../../helpers/pin';
 import { fieldError, type CreateInput, validateCreateInput } from '../../helpers/validation';
 import { waitForFinalStatus } from '../../helpers/waitForFinal';
-import { optionsCollection, retryOptions } from '../common.descriptions';
+import { byDisplayName, optionsCollection, retryOptions } from '../common.descriptions';
 import type { OperationContext } from '../types';
 
 const PARTY: Record<TransactionResource, { label: string; verb: string }> = {
@@ -196,7 +197,8 @@ export function createTransactionDescription(resource: TransactionResource): INo
 			description: `Largest amount (smallest currency unit) an AI agent may ${resource === 'charge' ? 'charge' : 'pay out'} in one call`,
 			displayOptions: { show: { ...show, '@tool': [true], allowMoneyMovementInToolMode: [true] } },
 		},
-		optionsCollection([resource], ['create'], [
+		optionsCollection([resource], ['create'], byDisplayName([
+			...createRunOptions(resource),
 			...retryOptions.slice(0, 1),
 			{
 				displayName: 'Poll Interval (Ms)',
@@ -232,7 +234,7 @@ export function createTransactionDescription(resource: TransactionResource): INo
 				description:
 					'Overrides the Wallet PIN of the credential for this node. Prefer the credential: a PIN here is stored in the workflow.',
 			},
-		]),
+		])),
 	];
 }
 
@@ -365,14 +367,18 @@ export async function executeCreateTransaction(
 	}
 
 	const settings = context.callSettings(itemIndex);
-	const acknowledgement = await moneyApiRequest.call(this, 'POST', ROUTES[resource], {
-		body: { ...body, pin: sentPin },
-		headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
-		itemIndex,
-		retry: settings.retry,
-		timeoutMs: settings.timeoutMs,
-		redact: [pin, sentPin],
-	});
+	const run = await context.createRun();
+	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
+	const acknowledgement = await run.send(this, attempt, async () =>
+		await moneyApiRequest.call(this, 'POST', ROUTES[resource], {
+			body: { ...body, pin: sentPin },
+			headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
+			itemIndex,
+			retry: settings.retry,
+			timeoutMs: settings.timeoutMs,
+			redact: [pin, sentPin],
+		}),
+	);
 
 	const output: IDataObject = { ...acknowledgement, resource, idempotency_key: idempotencyKey };
 	if (options.waitForFinalStatus === true && typeof acknowledgement.reference === 'string') {
