@@ -97,9 +97,10 @@ async function main() {
 				return { cli, execution, error, output: (nodeName, o) => rt.nodeOutput(execution, nodeName, o) || [] };
 			},
 		};
-		const { workflows, checks } = cases.build(ctx);
+		const { workflows, checks, credentials = [] } = cases.build(ctx);
+		if (credentials.length > 0) await rt.importJson('import:credentials', credentials, { env: n8n.env });
 		await rt.importJson('import:workflow', workflows, { env: n8n.env });
-		say(`# imported the credential and ${workflows.length} workflows; running ${checks.length} checks`);
+		say(`# imported ${1 + credentials.length} credentials and ${workflows.length} workflows; running ${checks.length} checks`);
 		await sandbox.control.resetCounters();
 
 		const only = process.env.E2E_ONLY;

@@ -19,10 +19,10 @@ describe('velocity pacing', () => {
 			expect(pacer.delayBeforeNext(at)).toBe(0);
 			pacer.recordSend(at);
 		}
-		expect(pacer.delayBeforeNext(2500)).toBe(7600);
-		expect(pacer.delayBeforeNext(10_100)).toBe(0);
+		expect(pacer.delayBeforeNext(2500)).toBe(7525);
+		expect(pacer.delayBeforeNext(10_025)).toBe(0);
 		pacer.recordSend(10_100);
-		expect(pacer.delayBeforeNext(10_200)).toBe(900);
+		expect(pacer.delayBeforeNext(10_200)).toBe(825);
 	});
 
 	it('paces a long run so no window ever holds more than the limit', () => {
@@ -44,10 +44,10 @@ describe('velocity pacing', () => {
 	it('adopts the limit and window a refusal reports and waits for its retry hint', () => {
 		const pacer = new VelocityPacer({ limit: 20, windowMs: 300_000 });
 		const wait = pacer.learnFromRefusal({ velocity_limit: 5, velocity_window_seconds: 10, velocity_used: 5, retry_after_seconds: 4 }, 1000);
-		expect(wait).toBe(4100);
+		expect(wait).toBe(4025);
 		expect(pacer.limit).toBe(5);
 		expect(pacer.windowMs).toBe(10_000);
-		expect(pacer.delayBeforeNext(2000)).toBe(3100);
+		expect(pacer.delayBeforeNext(2000)).toBe(3025);
 		expect(pacer.delayBeforeNext(5100)).toBe(0);
 	});
 
@@ -55,7 +55,7 @@ describe('velocity pacing', () => {
 		const own = new VelocityPacer({ limit: 2, windowMs: 10_000 });
 		own.recordSend(0);
 		own.recordSend(100);
-		expect(own.learnFromRefusal({ velocity_limit: 2 }, 500)).toBe(9600);
+		expect(own.learnFromRefusal({ velocity_limit: 2 }, 500)).toBe(9525);
 
 		const others = new VelocityPacer({ limit: 20, windowMs: 300_000 });
 		expect(others.learnFromRefusal(undefined, 0)).toBe(15_000);

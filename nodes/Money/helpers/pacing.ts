@@ -8,7 +8,7 @@ export const DEFAULT_VELOCITY_WINDOW_SECONDS = 300;
  * Our send times are taken when the answer arrives, after the server counted the payout, so a
  * slot frees here no earlier than on the server; the margin absorbs timer and clock granularity.
  */
-const SAFETY_MARGIN_MS = 100;
+const SAFETY_MARGIN_MS = 25;
 const MIN_REFUSAL_WAIT_MS = 1000;
 
 export interface VelocitySettings {
