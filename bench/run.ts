@@ -1,7 +1,8 @@
 /**
- * `npm run bench` (builds first): every figure of issue 8, one line each on stdout, progress on
- * stderr, results in bench/results/. Flags: --quick (smoke run: fewer items and runs, no 100k),
- * --only=per-call,token,return-all,reconcile,webhook,sandbox (a subset), --runs=N (override the run count).
+ * `npm run bench` (builds first): every figure of issues 8, 15 and 16, one line each on stdout,
+ * progress on stderr, results in bench/results/. Flags: --quick (smoke run: fewer items and runs,
+ * no 100k), --only=per-call,token,return-all,reconcile,webhook,sandbox,pacing,latency (a subset),
+ * --runs=N (override the run count).
  */
 import './env';
 
@@ -10,6 +11,7 @@ import path from 'node:path';
 
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine } from '../test/harness/engine';
 import type { BenchContext } from './figures/context';
+import { latencyFigures, pacingFigures } from './figures/payout-run';
 import { perCallFigures } from './figures/per-call';
 import { reconcileFigures } from './figures/reconcile';
 import { returnAllFigures } from './figures/return-all';
@@ -20,7 +22,7 @@ import { fetchToken } from './floor';
 import { SandboxProcess } from './processes';
 import { type FigureResult, formatLine, progress, unmeasured } from './stats';
 
-const GROUPS = ['per-call', 'token', 'return-all', 'reconcile', 'webhook', 'sandbox'] as const;
+const GROUPS = ['per-call', 'token', 'return-all', 'reconcile', 'webhook', 'sandbox', 'pacing', 'latency'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Plan {
@@ -33,6 +35,9 @@ interface Plan {
 	returnAllSizes: number[];
 	webhookDeliveries: number;
 	sandboxRequests: number;
+	pacingRuns: number;
+	latencyReads: number;
+	latencyRuns: number;
 }
 
 function parsePlan(argv: string[]): Plan {
@@ -53,6 +58,9 @@ function parsePlan(argv: string[]): Plan {
 		returnAllSizes: quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
 		webhookDeliveries: quick ? 500 : 2_000,
 		sandboxRequests: quick ? 10_000 : 100_000,
+		pacingRuns: runsArg ? runs : quick ? 2 : 5,
+		latencyReads: quick ? 200 : 500,
+		latencyRuns: runsArg ? runs : quick ? 2 : 3,
 	};
 }
 
@@ -128,6 +136,10 @@ async function main(): Promise<void> {
 			}
 		}
 		if (plan.groups.has('sandbox')) report(await sandboxFigures({ requests: plan.sandboxRequests, runs: plan.runs }));
+		if (plan.groups.has('pacing')) report(await pacingFigures({ payouts: 100, runs: plan.pacingRuns }));
+		if (plan.groups.has('latency')) {
+			report(await latencyFigures({ reads: plan.latencyReads, runs: plan.latencyRuns, latencyMs: 50, concurrency: 16 }));
+		}
 	} finally {
 		await context?.sandbox.close();
 	}

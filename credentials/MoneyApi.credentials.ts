@@ -141,6 +141,23 @@ export class MoneyApi implements ICredentialType {
 			description:
 				'Merchant wallet PIN that authorizes charges and payouts. Kept here so it never lives in workflow JSON.',
 		},
+		{
+			displayName: 'Payout Velocity Limit',
+			name: 'velocityLimit',
+			type: 'number',
+			typeOptions: { minValue: 1, numberPrecision: 0 },
+			default: 20,
+			description:
+				'How many payouts this client may create per velocity window. The Money node paces payout runs to it (and to what a LIMIT_EXCEEDED answer reports). The API default is 20.',
+		},
+		{
+			displayName: 'Velocity Window (Seconds)',
+			name: 'velocityWindowSeconds',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 300,
+			description: 'Length of the rolling window of the payout velocity limit. The API default is 300 (5 minutes).',
+		},
 	];
 
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {

@@ -125,8 +125,10 @@ async function main() {
 		const built = caseModules.map((module) => module.build(ctx));
 		const workflows = built.flatMap((part) => part.workflows);
 		const checks = built.flatMap((part) => part.checks);
+		const credentials = built.flatMap((part) => part.credentials || []);
+		if (credentials.length > 0) await rt.importJson('import:credentials', credentials, { env: n8n.env });
 		await rt.importJson('import:workflow', workflows, { env: n8n.env });
-		say(`# imported the credential and ${workflows.length} workflows; running ${checks.length} checks`);
+		say(`# imported ${1 + credentials.length} credentials and ${workflows.length} workflows; running ${checks.length} checks`);
 		await sandbox.control.resetCounters();
 
 		const only = process.env.E2E_ONLY;

@@ -1,5 +1,5 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { TIMESTAMP_TOLERANCE_SECONDS } from './constants';
 
@@ -241,4 +241,16 @@ export function moneyApiError(node: INode, failure: MoneyApiFailure, itemIndex?:
 	error.context.httpCode = failure.httpCode ?? null;
 	if (failure.details) error.context.details = failure.details;
 	return error;
+}
+
+export type NodeError = NodeApiError | NodeOperationError;
+
+/** Keeps the node's own errors; anything else becomes a NodeOperationError carrying only its message. */
+export function asNodeError(node: INode, error: unknown, itemIndex: number): NodeError {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
+		return error;
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return new NodeOperationError(node, message, { itemIndex });
 }

@@ -2,7 +2,8 @@
 /**
  * End-to-end checks against a real n8n 2.41 server and the sandbox, run by scripts/e2e.js.
  *
- * build(ctx) returns { workflows, checks }: the workflows are imported together before the
+ * build(ctx) returns { workflows, checks, credentials }: the credentials beyond the main one and the
+ * workflows are imported together before the
  * checks run; checks run in order (the token check follows every execution: it counts every token request of
  * the run). ctx (see scripts/e2e.js):
  *   ctx.sandbox  { info, control }          the Money API sandbox
@@ -19,10 +20,10 @@ const path = require('node:path');
 const { CREDENTIAL, CREDENTIAL_TYPE, node, money, moneyTriggerParams, MONEY_TRIGGER_PATH, chain, webhookIdFor } = require('./workflows');
 
 /** An example of examples/ as a user imports it, with its Money credential pointed at the e2e one. */
-function exampleWorkflow(repo, file, id) {
+function exampleWorkflow(repo, file, id, credential = CREDENTIAL) {
 	const workflow = JSON.parse(fs.readFileSync(path.join(repo, 'examples', file), 'utf8'));
 	for (const n of workflow.nodes) {
-		if (n.credentials && n.credentials[CREDENTIAL_TYPE]) n.credentials[CREDENTIAL_TYPE] = { id: CREDENTIAL.id, name: CREDENTIAL.name };
+		if (n.credentials && n.credentials[CREDENTIAL_TYPE]) n.credentials[CREDENTIAL_TYPE] = { id: credential.id, name: credential.name };
 	}
 	return { ...workflow, id, active: false };
 }
@@ -52,6 +53,7 @@ function build(ctx) {
 		return chain(id, name, nodes);
 	};
 	const unique = (p) => `${p}-${crypto.randomBytes(4).toString('hex')}`;
+	const payoutRun = require('./payout-run').build(ctx, wf);
 
 	const triggerWebhookId = webhookIdFor('e2e money trigger');
 	const workflows = [
@@ -87,7 +89,8 @@ function build(ctx) {
 			node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'] }), { webhookId: triggerWebhookId }),
 			node.set('Received', { received: true, reference: '={{ $json.reference || ($json.data && $json.data.reference) }}' }, { includeOtherFields: true }),
 		]),
-		exampleWorkflow(ctx.repo, 'pay-beneficiaries.json', 'e2eExamplePayouts'),
+		exampleWorkflow(ctx.repo, 'pay-beneficiaries.json', 'e2eExamplePayouts', payoutRun.PACED_CREDENTIAL),
+		...payoutRun.workflows,
 	];
 	ids.ExamplePayouts = 'e2eExamplePayouts';
 	workflows.push(exampleWorkflow(ctx.repo, 'daily-reconciliation.json', 'e2eExampleReconcile'));
@@ -227,11 +230,12 @@ function build(ctx) {
 			},
 		},
 		{
-			name: 'the pay-beneficiaries example pays each row once, also when run again',
+			name: 'the pay-beneficiaries example pays its 60 rows once, paced to 5 per 2 s, also when run again',
 			async fn() {
+				await payoutRun.paceSandbox();
 				const first = await ctx.run(ids.ExamplePayouts);
 				const paid = first.output('Send payout');
-				assert.equal(paid.length, 3, JSON.stringify(paid).slice(0, 300));
+				assert.equal(paid.length, 60, JSON.stringify(paid).slice(0, 300));
 				assert.ok(paid.every((item) => item.success === true && referenceOf(item)));
 				const again = await ctx.run(ids.ExamplePayouts);
 				assert.deepEqual(again.output('Send payout').map(referenceOf), paid.map(referenceOf));
@@ -241,6 +245,7 @@ function build(ctx) {
 				}
 			},
 		},
+		...payoutRun.checks,
 		{
 			name: 'the daily-reconciliation example sends each order and charge to its output, problems to the notification',
 			async fn() {
@@ -276,10 +281,11 @@ function build(ctx) {
 			},
 		},
 		{
-			name: 'the token is fetched once across executions',
+			name: 'the token is fetched once per credential across executions',
 			async fn() {
 				const counters = await ctx.sandbox.control.counters();
-				assert.equal(counters.tokenRequests, 1, `token requested ${counters.tokenRequests} times`);
+				const credentials = 1 + payoutRun.credentials.length;
+				assert.equal(counters.tokenRequests, credentials, `token requested ${counters.tokenRequests} times for ${credentials} credentials`);
 			},
 		},
 		// After the token check: n8n fetches a fresh token for every credential test.
@@ -302,7 +308,7 @@ function build(ctx) {
 			},
 		},
 	];
-	return { workflows, checks };
+	return { workflows, checks, credentials: payoutRun.credentials };
 }
 
 module.exports = { build };

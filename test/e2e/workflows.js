@@ -14,6 +14,8 @@ const TYPES = {
 	moneyPollTrigger: `${PACK}.moneyPollTrigger`,
 	manualTrigger: 'n8n-nodes-base.manualTrigger',
 	set: 'n8n-nodes-base.set',
+	splitOut: 'n8n-nodes-base.splitOut',
+	webhook: 'n8n-nodes-base.webhook',
 	httpRequest: 'n8n-nodes-base.httpRequest',
 };
 const CREDENTIAL_TYPE = 'moneyApi';
@@ -47,6 +49,21 @@ const node = {
 			includeOtherFields,
 			options: {},
 		},
+	}),
+
+	/** Set node in raw mode: outputs `json` (an object) as one item. */
+	rawJson: (name, json) => ({ name, type: TYPES.set, typeVersion: 3.4, parameters: { mode: 'raw', jsonOutput: JSON.stringify(json), options: {} } }),
+
+	/** Split Out: one item per element of the list in `field`. */
+	splitOut: (name, field) => ({ name, type: TYPES.splitOut, typeVersion: 1, parameters: { fieldToSplitOut: field, options: {} } }),
+
+	/** Webhook node answering at once; production URL /webhook/<path> once the workflow is active. */
+	webhook: (name, path, webhookId) => ({
+		name,
+		type: TYPES.webhook,
+		typeVersion: 2,
+		parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+		webhookId,
 	}),
 
 	/** Money node: `parameters` from the `money` builders below. */

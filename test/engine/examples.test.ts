@@ -48,9 +48,12 @@ describe('example workflows run as shipped', () => {
 
 	afterAll(async () => sandbox?.close());
 
-	it('pays a list of beneficiaries once, even when the whole workflow is run again', async () => {
+	it('pays a list of 60 beneficiaries once, paced to the velocity limit, even when the whole workflow is run again', async () => {
 		const definition = example('pay-beneficiaries.json');
-		engine.credentials.set(exampleCredentialId(definition), CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
+		// A velocity window made small (10 payouts per rolling second) so the paced run stays short.
+		await sandbox.control.updateClient(sandbox.info.clientId, { limits: { velocityLimit: 10, velocityWindowSeconds: 1 } });
+		const credential = credentialFromSandbox(sandbox.info, { velocityLimit: 10, velocityWindowSeconds: 1 });
+		engine.credentials.set(exampleCredentialId(definition), CREDENTIAL_TYPE, credential);
 		const workflow = buildWorkflow(engine, definition);
 
 		const first = await runWorkflow(engine, workflow);
@@ -58,13 +61,15 @@ describe('example workflows run as shipped', () => {
 
 		const paid = first.output('Send payout');
 		expect(first.error()).toBeUndefined();
-		expect(paid).toHaveLength(3);
+		expect(paid).toHaveLength(60);
 		for (const item of paid) expect(item.json).toMatchObject({ success: true, reference: expect.any(String) });
+		expect(new Set(paid.map((item) => item.json.reference)).size).toBe(60);
 		expect(again.output('Send payout').map((item) => item.json.reference)).toEqual(
 			paid.map((item) => item.json.reference),
 		);
 		const payouts = (await sandbox.control.ledger()).payouts;
-		expect(payouts).toHaveLength(3);
+		expect(payouts).toHaveLength(60);
+		expect((await sandbox.control.counters()).rejected).toBe(0);
 		expect(findSecrets([first.run, again.run], { pin: sandbox.info.pin, clientSecret: sandbox.info.clientSecret, hmacSecret: sandbox.info.hmacSecret })).toEqual([]);
 	});
 

@@ -163,6 +163,8 @@ export interface RunOptions {
 	startNode?: string;
 	mode?: WorkflowExecuteMode;
 	executionId?: string;
+	/** Receives what nodes send to the editor (`sendMessageToUI`, manual mode only), as the n8n server's push would. */
+	sendDataToUI?: (type: string, data: IDataObject | IDataObject[]) => void;
 }
 
 export interface RunResult {
@@ -191,7 +193,7 @@ export async function runWorkflow(
 			],
 		},
 	});
-	return await executeRunData(engine, workflow, runExecutionData, options.mode ?? 'manual', options.executionId);
+	return await executeRunData(engine, workflow, runExecutionData, options.mode ?? 'manual', options.executionId, options.sendDataToUI);
 }
 
 /**
@@ -229,6 +231,7 @@ async function executeRunData(
 	runExecutionData: IRunExecutionData,
 	mode: WorkflowExecuteMode,
 	executionId: string = randomUUID(),
+	sendDataToUI?: RunOptions['sendDataToUI'],
 ): Promise<RunResult> {
 	const workflowData = {
 		id: workflow.id,
@@ -247,6 +250,7 @@ async function executeRunData(
 	hooks.addHandler('workflowExecuteAfter', (fullRunData) => resolveFinished(fullRunData));
 
 	const additionalData = additionalDataFor(engine, hooks, executionId);
+	if (sendDataToUI) additionalData.sendDataToUI = sendDataToUI;
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await execute.processRunExecutionData(workflow);
 	const run = await finished;

@@ -68,3 +68,8 @@ export function optionsCollection(
 		options,
 	};
 }
+
+/** Options of a collection listed alphabetically, as n8n's own nodes list them. */
+export function byDisplayName(options: INodeProperties[]): INodeProperties[] {
+	return [...options].sort((a, b) => a.displayName.localeCompare(b.displayName, 'en'));
+}

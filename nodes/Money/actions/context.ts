@@ -2,6 +2,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } f
 
 import { MONEY_CREDENTIAL_TYPE } from '../../shared/constants';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../shared/transport';
+import { CreateRun, createRunSettings } from '../helpers/createRun';
 import type { CallSettings, OperationContext } from './types';
 
 /** True when an AI agent runs the node as a tool (the `…Tool` node type, or a tool sub-execution). */
@@ -17,9 +18,15 @@ function numberOption(options: IDataObject, name: string, fallback: number): num
 
 export function createOperationContext(context: IExecuteFunctions): OperationContext {
 	let credentials: Promise<ICredentialDataDecryptedObject> | undefined;
-	return {
+	let createRun: Promise<CreateRun> | undefined;
+	const operationContext: OperationContext = {
 		isToolMode: isToolMode(context),
 		credentials: async () => await (credentials ??= context.getCredentials(MONEY_CREDENTIAL_TYPE)),
+		createRun: async () =>
+			await (createRun ??= operationContext.credentials().then((data) => {
+				const options = context.getNodeParameter('options', 0, {}) as IDataObject;
+				return new CreateRun(createRunSettings(options, data), operationContext.callSettings(0));
+			})),
 		callSettings(itemIndex: number): CallSettings {
 			const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 			return {
@@ -32,4 +39,5 @@ export function createOperationContext(context: IExecuteFunctions): OperationCon
 			};
 		},
 	};
+	return operationContext;
 }

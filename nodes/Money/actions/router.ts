@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { asNodeError, type NodeError } from '../../shared/errors';
 import * as account from './account';
 import * as charge from './charge';
 import { createOperationContext } from './context';
@@ -18,18 +19,6 @@ const OPERATIONS: Record<MoneyResource, Record<string, OperationModule | BatchOp
 /** Single reads may run several items at once; creates and lists always run one item at a time. */
 const CONCURRENT_OPERATIONS = new Set(['get']);
 
-type NodeError = NodeApiError | NodeOperationError;
-
-/** Keeps the node's own errors; anything else becomes a NodeOperationError carrying only its message. */
-export function asNodeError(node: INode, error: unknown, itemIndex: number): NodeError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
-		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
-		return error;
-	}
-	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(node, message, { itemIndex });
-}
-
 export function errorItemJson(error: NodeError): IDataObject {
 	const context = error.context ?? {};
 	const json: IDataObject = {
@@ -40,7 +29,14 @@ export function errorItemJson(error: NodeError): IDataObject {
 	};
 	if (context.details) json.details = context.details as IDataObject;
 	if (context.field) json.field = context.field as string;
+	if (context.attempted === false) json.attempted = false;
 	return json;
+}
+
+/** A failed create says so and names the idempotency key it used (null when it failed before one was derived). */
+function failedCreateJson(error: NodeError): IDataObject {
+	const key = error.context?.idempotency_key;
+	return { ...errorItemJson(error), outcome: 'failed', idempotency_key: typeof key === 'string' ? key : null };
 }
 
 async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
@@ -95,7 +91,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (error) {
 			const nodeError = asNodeError(node, error, itemIndex);
 			if (!this.continueOnFail()) throw nodeError;
-			results[itemIndex] = [{ json: errorItemJson(nodeError), pairedItem: { item: itemIndex } }];
+			const json = operation === 'create' ? failedCreateJson(nodeError) : errorItemJson(nodeError);
+			results[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
 		}
 	};
 

@@ -1,6 +1,7 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import type { RetryPolicy } from '../../shared/transport';
+import type { CreateRun } from '../helpers/createRun';
 
 export type MoneyResource = 'account' | 'charge' | 'payout' | 'transaction';
 
@@ -14,6 +15,8 @@ export interface OperationContext {
 	isToolMode: boolean;
 	credentials(): Promise<ICredentialDataDecryptedObject>;
 	callSettings(itemIndex: number): CallSettings;
+	/** The creates of this node execution (pacing, caps, balance check), started on first use. */
+	createRun(): Promise<CreateRun>;
 }
 
 export type OperationExecute = (

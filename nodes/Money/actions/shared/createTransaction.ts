@@ -4,12 +4,13 @@ import { NodeOperationError } from 'n8n-workflow';
 import { IDEMPOTENCY_HEADER, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../shared/constants';
 import { moneyApiCall } from '../../../shared/transport';
 import { isRetryAfterLostRun } from '../../helpers/crashRecovery';
+import { createRunOptions } from '../../helpers/createRun';
 import { stampBusinessReference } from '../../helpers/businessReference';
 import { deriveIdempotencyKey, runAnchorOf, storedAnchorOf } from '../../helpers/idempotency';
 import { pinForRequest } from '../../helpers/pin';
 import { fieldError, type CreateInput, validateCreateInput } from '../../helpers/validation';
 import { waitForFinalStatus } from '../../helpers/waitForFinal';
-import { optionsCollection, retryOptions } from '../common.descriptions';
+import { byDisplayName, optionsCollection, retryOptions } from '../common.descriptions';
 import type { OperationContext } from '../types';
 
 const PARTY: Record<TransactionResource, { label: string; verb: string }> = {
@@ -125,7 +126,7 @@ export function createTransactionDescription(resource: TransactionResource): INo
 			default: '',
 			placeholder: 'e.g. order-10045',
 			description:
-				'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). When empty, the key is tied to this node run, item and values: a Retry of the execution reuses it, a new execution does not.',
+				'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction's metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this node run, item and values: a Retry of the execution reuses it, a new execution does not.',
 			displayOptions: { show },
 		},
 		{
@@ -206,7 +207,8 @@ export function createTransactionDescription(resource: TransactionResource): INo
 			description: `Largest amount (smallest currency unit) an AI agent may ${resource === 'charge' ? 'charge' : 'pay out'} in one call`,
 			displayOptions: { show: { ...show, '@tool': [true], allowMoneyMovementInToolMode: [true] } },
 		},
-		optionsCollection([resource], ['create'], [
+		optionsCollection([resource], ['create'], byDisplayName([
+			...createRunOptions(resource),
 			...retryOptions.slice(0, 1),
 			{
 				displayName: 'Poll Interval (Ms)',
@@ -249,7 +251,7 @@ export function createTransactionDescription(resource: TransactionResource): INo
 				description:
 					'Overrides the Wallet PIN of the credential for this node. Prefer the credential: a PIN here is stored in the workflow.',
 			},
-		]),
+		])),
 	];
 }
 
@@ -404,14 +406,22 @@ export async function executeCreateTransaction(
 	}
 
 	const settings = context.callSettings(itemIndex);
-	const answer = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
-		body: { ...body, pin: sentPin },
-		headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
-		itemIndex,
-		retry: settings.retry,
-		timeoutMs: settings.timeoutMs,
-		redact: [pin, sentPin],
-	});
+	const run = await context.createRun();
+	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
+	const answer = await run.send(
+		this,
+		attempt,
+		async () =>
+			await moneyApiCall.call(this, 'POST', ROUTES[resource], {
+				body: { ...body, pin: sentPin },
+				headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
+				itemIndex,
+				retry: settings.retry,
+				timeoutMs: settings.timeoutMs,
+				redact: [pin, sentPin],
+			}),
+		(sent) => isReplayAnswer(sent.headers),
+	);
 
 	const acknowledgement = answer.body;
 	const output: IDataObject = {

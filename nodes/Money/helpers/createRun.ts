@@ -1,0 +1,239 @@
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import type { TransactionResource } from '../../shared/constants';
+import { asNodeError, type NodeError } from '../../shared/errors';
+import type { CallSettings } from '../actions/types';
+import { checkRunBalance, type RunRefusal } from './balanceCheck';
+import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from './caps';
+import { VelocityPacer, velocitySettingsFrom, type VelocitySettings } from './pacing';
+import { announce, progressLine, shouldReport, type RunCounts } from './progress';
+
+export type OnVelocityLimit = 'wait' | 'fail';
+
+export interface CreateRunSettings {
+	onVelocityLimit: OnVelocityLimit;
+	maxTotalWaitMs: number;
+	checkBalanceFirst: boolean;
+	velocity: VelocitySettings;
+}
+
+const DEFAULT_MAX_TOTAL_WAIT_MINUTES = 60;
+
+export function createRunOptions(resource: TransactionResource): INodeProperties[] {
+	const noun = resource === 'payout' ? 'payouts' : 'charges';
+	const options: INodeProperties[] = [
+		{
+			displayName: 'Maximum Total Wait (Minutes)',
+			name: 'maxTotalWaitMinutes',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
+			description: `With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining ${noun} fail without being sent.`,
+		},
+		{
+			displayName: 'On Velocity Limit',
+			name: 'onVelocityLimit',
+			type: 'options',
+			options: [
+				{
+					name: 'Wait',
+					value: 'wait',
+					description: `Pace the ${noun} to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key`,
+				},
+				{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
+			],
+			default: 'wait',
+			description: `What to do when the next ${resource} would exceed the API's velocity limit (payouts: 20 per rolling 5 minutes unless the credential says otherwise)`,
+		},
+	];
+	if (resource === 'payout') {
+		options.unshift({
+			displayName: 'Check Balance First',
+			name: 'checkBalanceFirst',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
+		});
+	}
+	return options;
+}
+
+export function createRunSettings(options: IDataObject, credentials: ICredentialDataDecryptedObject): CreateRunSettings {
+	const minutes = Number(options.maxTotalWaitMinutes ?? DEFAULT_MAX_TOTAL_WAIT_MINUTES);
+	return {
+		onVelocityLimit: options.onVelocityLimit === 'fail' ? 'fail' : 'wait',
+		maxTotalWaitMs: Number.isFinite(minutes) && minutes >= 0 ? minutes * 60_000 : DEFAULT_MAX_TOTAL_WAIT_MINUTES * 60_000,
+		checkBalanceFirst: options.checkBalanceFirst === true,
+		velocity: velocitySettingsFrom(credentials.velocityLimit, credentials.velocityWindowSeconds),
+	};
+}
+
+export interface CreateAttempt {
+	resource: TransactionResource;
+	itemIndex: number;
+	idempotencyKey: string;
+	currency: string;
+	accountNumber?: string;
+	amount: number;
+}
+
+function notAttempted(context: IExecuteFunctions, attempt: CreateAttempt, message: string, description: string, extra: IDataObject): NodeOperationError {
+	const error = new NodeOperationError(context.getNode(), message, { itemIndex: attempt.itemIndex, description });
+	Object.assign(error.context, { attempted: false, ...extra });
+	return error;
+}
+
+/**
+ * One node execution's creates: pacing, caps met, the balance check and progress.
+ *
+ * This memory lives for one execution and cannot be shared with other executions: n8n runs
+ * executions side by side, in queue mode in other processes, and gives an action node no store
+ * that is shared, locked and current (workflow static data is saved whole after the run, last
+ * write wins). What other executions send on the same API client therefore reaches this run as
+ * a velocity refusal, which it waits out and resends with the same idempotency key: a refused
+ * create moved nothing.
+ */
+export class CreateRun {
+	private readonly pacers = new Map<TransactionResource, VelocityPacer>();
+	private readonly stops = new RunStops();
+	private balanceVerdict?: Promise<RunRefusal | undefined>;
+	private waitExhausted?: string;
+	private readonly counts: RunCounts = { created: 0, failed: 0, notAttempted: 0, waitedMs: 0 };
+	private reported = 0;
+
+	constructor(
+		private readonly settings: CreateRunSettings,
+		private readonly callSettings: CallSettings,
+		private readonly now: () => number = Date.now,
+	) {}
+
+	private pacer(resource: TransactionResource): VelocityPacer {
+		let pacer = this.pacers.get(resource);
+		if (!pacer) this.pacers.set(resource, (pacer = new VelocityPacer({ ...this.settings.velocity })));
+		return pacer;
+	}
+
+	/** Sends one create through `request`, which may be called again (same key, same body) after a velocity refusal. */
+	/** `replayed` tells an answer from the API's idempotency record: it created nothing, so it takes no room in the window. */
+	async send<T>(
+		context: IExecuteFunctions,
+		attempt: CreateAttempt,
+		request: () => Promise<T>,
+		replayed: (result: T) => boolean = () => false,
+	): Promise<T> {
+		try {
+			const result = await this.sendPaced(context, attempt, request, replayed);
+			this.counts.created++;
+			return result;
+		} catch (error) {
+			const nodeError = asNodeError(context.getNode(), error, attempt.itemIndex);
+			if (nodeError.context.attempted === false) this.counts.notAttempted++;
+			else this.counts.failed++;
+			nodeError.context.idempotency_key = attempt.idempotencyKey;
+			throw nodeError;
+		} finally {
+			this.reportProgress(context, attempt);
+		}
+	}
+
+	private async sendPaced<T>(
+		context: IExecuteFunctions,
+		attempt: CreateAttempt,
+		request: () => Promise<T>,
+		replayed: (result: T) => boolean,
+	): Promise<T> {
+		if (attempt.resource === 'payout' && this.settings.checkBalanceFirst) {
+			this.balanceVerdict ??= checkRunBalance.call(context, this.callSettings);
+			const refusal = await this.balanceVerdict;
+			if (refusal) throw refusal(attempt.itemIndex);
+		}
+		const stop = this.stops.find(attempt);
+		if (stop) throw this.skippedByStop(context, attempt, stop);
+
+		const waits = this.settings.onVelocityLimit === 'wait';
+		const paced = waits && attempt.resource === 'payout';
+		for (;;) {
+			if (paced) await this.waitFor(context, attempt, this.pacer(attempt.resource).delayBeforeNext(this.now()));
+			try {
+				const result = await request();
+				if ((paced || this.pacers.has(attempt.resource)) && !replayed(result)) this.pacer(attempt.resource).recordSend(this.now());
+				return result;
+			} catch (error) {
+				const nodeError = asNodeError(context.getNode(), error, attempt.itemIndex);
+				const details = nodeError.context.details as IDataObject | undefined;
+				const kind = classifyRefusal(nodeError.context.error_code, details);
+				if (kind === 'velocity') {
+					const wait = this.pacer(attempt.resource).learnFromRefusal(details, this.now());
+					if (!waits) throw nodeError;
+					await this.waitFor(context, attempt, wait);
+					continue;
+				}
+				if (kind !== 'other') this.recordStop(context, attempt, nodeError, kind, details);
+				throw nodeError;
+			}
+		}
+	}
+
+	private async waitFor(context: IExecuteFunctions, attempt: CreateAttempt, waitMs: number): Promise<void> {
+		if (waitMs <= 0 && !this.waitExhausted) return;
+		const { limit, windowMs } = this.pacer(attempt.resource);
+		const rule = `${limit} per ${windowMs / 1000} s`;
+		if (!this.waitExhausted && this.counts.waitedMs + waitMs > this.settings.maxTotalWaitMs) {
+			this.waitExhausted = `waiting for the velocity limit (${rule}) would take this run past its Maximum Total Wait of ${this.settings.maxTotalWaitMs / 60_000} min (already waited ${Math.round(this.counts.waitedMs / 1000)} s)`;
+		}
+		if (this.waitExhausted) {
+			throw notAttempted(
+				context,
+				attempt,
+				`Not sent: ${this.waitExhausted}`,
+				'Nothing was sent for this item. Raise Maximum Total Wait (Options), split the run, or ask the Money API provider for a higher velocity limit; running the workflow again with Business References pays nobody twice.',
+				{ error_code: null, details: { velocity_limit: limit, velocity_window_seconds: windowMs / 1000, waited_seconds: Math.round(this.counts.waitedMs / 1000) } },
+			);
+		}
+		if (waitMs >= 1000) {
+			const total = context.getInputData().length;
+			announce(context, `Money ${attempt.resource} run: waiting ${Math.ceil(waitMs / 1000)} s for the velocity limit (${rule}) before item ${attempt.itemIndex + 1} of ${total}`);
+		}
+		await sleep(waitMs, context.getExecutionCancelSignal());
+		this.counts.waitedMs += waitMs;
+	}
+
+	private recordStop(context: IExecuteFunctions, attempt: CreateAttempt, error: NodeError, kind: RunStop['kind'], details: IDataObject | undefined): void {
+		const stop: RunStop = {
+			kind,
+			itemIndex: attempt.itemIndex,
+			errorCode: String(error.context.error_code),
+			httpCode: typeof error.context.httpCode === 'number' ? error.context.httpCode : null,
+			currency: attempt.currency,
+			details: details ?? {},
+		};
+		this.stops.record(attempt, stop);
+		const later = context.getInputData().length - attempt.itemIndex - 1;
+		const cause = describeStop(stop, attempt.amount);
+		if (!context.continueOnFail()) {
+			error.message = `${error.message}: ${cause}; the run stopped here and ${later} later items were not attempted`;
+		} else {
+			error.description = `${error.description ?? ''} This cannot clear within the run: the remaining ${attempt.currency} ${attempt.resource}s of this run from the same wallet fail without being sent.`.trim();
+		}
+	}
+
+	private skippedByStop(context: IExecuteFunctions, attempt: CreateAttempt, stop: RunStop): NodeOperationError {
+		return notAttempted(
+			context,
+			attempt,
+			`Not sent: ${describeStop(stop, attempt.amount)} (${stop.errorCode})`,
+			`The Money API refused item ${stop.itemIndex + 1} with ${stop.errorCode}, which cannot clear within this run, so this ${attempt.resource} was not sent. ${adviceFor(stop)}`,
+			{ error_code: stop.errorCode, httpCode: null, details: stop.details },
+		);
+	}
+
+	private reportProgress(context: IExecuteFunctions, attempt: CreateAttempt): void {
+		const total = context.getInputData().length;
+		const done = attempt.itemIndex + 1;
+		if (!shouldReport(done, this.reported, total)) return;
+		this.reported = done;
+		announce(context, progressLine(attempt.resource, done, total, this.counts));
+	}
+}

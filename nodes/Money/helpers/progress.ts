@@ -1,0 +1,32 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+/** A progress line every this many items, and at the last one, on runs of at least that size. */
+export const PROGRESS_EVERY = 10;
+
+export interface RunCounts {
+	created: number;
+	failed: number;
+	notAttempted: number;
+	waitedMs: number;
+}
+
+export function progressLine(resource: string, done: number, total: number, counts: RunCounts): string {
+	const waited = counts.waitedMs > 0 ? `; waited ${Math.round(counts.waitedMs / 1000)} s for the velocity limit` : '';
+	const skipped = counts.notAttempted > 0 ? `, ${counts.notAttempted} not attempted` : '';
+	return `Money ${resource} run: ${done} of ${total} items done (${counts.created} sent, ${counts.failed} failed${skipped})${waited}`;
+}
+
+/** True when `done` crosses a multiple of PROGRESS_EVERY past the last report, or ends the run. */
+export function shouldReport(done: number, reported: number, total: number): boolean {
+	if (total < PROGRESS_EVERY || done <= reported) return false;
+	return done === total || Math.floor(done / PROGRESS_EVERY) > Math.floor(reported / PROGRESS_EVERY);
+}
+
+/**
+ * To n8n's log, and in a manual run to the editor's browser console: `sendMessageToUI` is the one
+ * channel a node has to the editor, and n8n delivers it in manual mode only.
+ */
+export function announce(context: IExecuteFunctions, line: string): void {
+	context.logger.info(line);
+	if (context.getMode() === 'manual' && typeof context.sendMessageToUI === 'function') context.sendMessageToUI(line);
+}
