@@ -4,7 +4,8 @@
  * Quick start (`npm run dev`, after `npm run build`): the Money API sandbox plus a real n8n 2.41
  * with this pack loaded as a community package, a `Money API` credential pointing at the
  * sandbox and the example workflows of examples/ imported. Prints the editor URL and login.
- * Ctrl-C stops everything it started.
+ * Ctrl-C stops everything it started. `npm run dev -- --queue`: the same on n8n's queue mode
+ * (Postgres, Redis, main, two workers, webhook process; scripts/queue/dev-queue.js).
  *
  * Environment (all optional):
  *   N8N_PORT             editor port (default 5678)
@@ -70,6 +71,7 @@ function loadExamples() {
 }
 
 async function main() {
+	if (process.argv.includes('--queue')) return require('./queue/dev-queue').run({ loadExamples, credential: CREDENTIAL, say });
 	const port = Number(process.env.N8N_PORT || 5678);
 	const owner = {
 		email: process.env.DEV_OWNER_EMAIL || 'owner@example.com',
