@@ -22,18 +22,10 @@ const path = require('node:path');
 
 const rt = require('./n8n-runtime');
 const { startSandbox, moneyCredentialData } = require('./sandbox-process');
+const { say, oneLine, report, runMain } = require('./tap');
 
 const REPO = path.resolve(__dirname, '..');
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
-
-function say(msg) {
-	process.stdout.write(`${msg}\n`);
-}
-
-function oneLine(err) {
-	const msg = err && err.message ? err.message : String(err);
-	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, 1500);
-}
 
 async function main() {
 	const t0 = Date.now();
@@ -129,19 +121,4 @@ async function main() {
 	return failed === 0 ? 0 : 1;
 }
 
-/** The totals line, last; also appended to MONEY_TOTALS_FILE for .ci/run (as test/totals-reporter.js does). */
-function report(passed, failed) {
-	say(`${passed} passed, ${failed} failed`);
-	if (process.env.MONEY_TOTALS_FILE) {
-		fs.appendFileSync(process.env.MONEY_TOTALS_FILE, `${JSON.stringify({ passed, failed, skipped: 0 })}\n`);
-	}
-}
-
-main().then(
-	(code) => process.exit(code),
-	(err) => {
-		say(`not ok - setup: ${oneLine(err)}`);
-		report(0, 1);
-		process.exit(1);
-	},
-);
+runMain(main);

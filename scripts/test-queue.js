@@ -21,6 +21,7 @@ const path = require('node:path');
 
 const rt = require('./n8n-runtime');
 const { moneyCredentialData } = require('./sandbox-process');
+const { say, oneLine, report, runMain } = require('./tap');
 const services = require('./queue/services');
 const topologyOf = require('./queue/topology');
 const wf = require('./queue/workflows');
@@ -41,15 +42,6 @@ const KILL_TUNING = {
 	QUEUE_WORKER_STALLED_INTERVAL: '5000',
 	N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '0.25',
 };
-
-function say(msg) {
-	process.stdout.write(`${msg}\n`);
-}
-
-function oneLine(err) {
-	const msg = err && err.message ? err.message : String(err);
-	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, 1500);
-}
 
 /** Import the credential and the workflows, log in, activate the webhook-started workflows. */
 async function prepare(topology, log) {
@@ -180,17 +172,4 @@ async function main() {
 	return failed === 0 ? 0 : 1;
 }
 
-/** The totals line, last; also appended to MONEY_TOTALS_FILE for .ci/run (as scripts/e2e.js does). */
-function report(passed, failed) {
-	say(`${passed} passed, ${failed} failed`);
-	if (process.env.MONEY_TOTALS_FILE) fs.appendFileSync(process.env.MONEY_TOTALS_FILE, `${JSON.stringify({ passed, failed, skipped: 0 })}\n`);
-}
-
-main().then(
-	(code) => process.exit(code),
-	(err) => {
-		say(`not ok - setup: ${oneLine(err)}`);
-		report(0, 1);
-		process.exit(1);
-	},
-);
+runMain(main);

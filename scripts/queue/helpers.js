@@ -19,9 +19,34 @@ async function postJson(url, body, { headers = {}, raw } = {}) {
 	return { status: res.status, text };
 }
 
-/** Every execution of a workflow (public API pages of 250), newest first. */
+/** Every execution of a workflow, newest first (the public API serves at most 250 a page). */
 async function executionsOf(api, workflowId, { includeData = false } = {}) {
-	return api.listExecutions({ workflowId, includeData, limit: 100_000 });
+	const qs = new URLSearchParams({ includeData: String(includeData), limit: '250', workflowId });
+	const out = [];
+	for (;;) {
+		const page = await api.get(`/executions?${qs}`);
+		out.push(...page.data);
+		if (!page.nextCursor) return out;
+		qs.set('cursor', page.nextCursor);
+	}
+}
+
+/** A logged-in REST call without the 30 s limit of session.request (a Retry answers when the run ends). */
+async function restCall(session, method, p, body, timeoutMs = 600_000) {
+	const res = await fetch(`${session.url}${p}`, {
+		method,
+		headers: { cookie: session.cookie, 'browser-id': session.browserId, 'content-type': 'application/json', accept: 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+		signal: AbortSignal.timeout(timeoutMs),
+	});
+	const text = await res.text();
+	let json;
+	try {
+		json = JSON.parse(text);
+	} catch {
+		json = undefined;
+	}
+	return { status: res.status, text, json };
 }
 
 const UNFINISHED = new Set(['running', 'new', 'waiting']);
@@ -103,4 +128,4 @@ function writeJson(file, value) {
 	fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-module.exports = { REPO, sleep, postJson, executionsOf, waitSettled, workerOfExecutions, overlaps, keyForReference, newPayouts, tally, rows, chunk, totalRequests, writeJson, UNFINISHED };
+module.exports = { REPO, sleep, postJson, executionsOf, restCall, waitSettled, workerOfExecutions, overlaps, keyForReference, newPayouts, tally, rows, chunk, totalRequests, writeJson, UNFINISHED };

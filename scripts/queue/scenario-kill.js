@@ -71,12 +71,13 @@ async function killDuringRun(ctx, { withReference, total = 300, killAfter = 60 }
 	await replacement;
 
 	// n8n's Retry (as the Executions list does it, with the original workflow).
-	const retry = await ctx.session.request('POST', `/rest/executions/${execution.id}/retry`, { loadWorkflow: false });
+	const retry = await h.restCall(ctx.session, 'POST', `/rest/executions/${execution.id}/retry`, { loadWorkflow: false });
 	report.retryHttpStatus = retry.status;
 	if (retry.status === 200) {
-		const after = await h.waitSettled(api, workflowId, { count: known.size + 2 + others.length, timeoutMs: 300_000 });
-		const retried = after.find((e) => !known.has(String(e.id)) && String(e.id) !== String(execution.id) && !others.some((o) => o.id === e.id));
-		report.retryStatus = retried && retried.status;
+		const data = (retry.json && retry.json.data) || {};
+		report.retryExecutionId = data.id;
+		report.retryStatus = data.status;
+		report.retryMode = data.mode;
 	} else {
 		report.retryRefused = retry.text.slice(0, 300);
 	}

@@ -15,6 +15,8 @@ const path = require('node:path');
 const net = require('node:net');
 const { spawn, spawnSync } = require('node:child_process');
 
+const { freePort } = require('../n8n-runtime');
+
 function log(msg) {
 	process.stderr.write(`[queue-services] ${msg}\n`);
 }
@@ -75,18 +77,6 @@ function runAs(user) {
 	const ids = userIds(user);
 	if (!ids) throw new Error(`running as root needs the system user ${user} (created by its Debian package)`);
 	return ids;
-}
-
-function freePort() {
-	return new Promise((resolve, reject) => {
-		const srv = net.createServer();
-		srv.unref();
-		srv.on('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address();
-			srv.close(() => resolve(port));
-		});
-	});
 }
 
 function canConnect(port) {
@@ -202,4 +192,4 @@ function makeBaseDir(prefix = 'money-queue-') {
 	return dir;
 }
 
-module.exports = { ensurePackages, startPostgres, startRedis, makeBaseDir, freePort };
+module.exports = { ensurePackages, startPostgres, startRedis, makeBaseDir };
