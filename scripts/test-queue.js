@@ -96,7 +96,7 @@ async function main() {
 		topology = await topologyOf.start({ baseDir, packDir, owner: OWNER, workers: 2, concurrency: CONCURRENCY, tuning: KILL_TUNING, log: (m) => say(`# ${m}`) });
 		figures.startSeconds = topology.timings;
 		const prepared = await prepare(topology, (m) => say(`# ${m}`));
-		const ctx = { ...prepared, topology, control: topology.sandbox.control, info: topology.sandbox.info, output: rt.nodeOutput, concurrency: CONCURRENCY, log: (m) => say(`# ${m}`) };
+		const ctx = { ...prepared, topology, control: topology.sandbox.control, info: topology.sandbox.info, output: rt.nodeOutput, error: rt.executionError, concurrency: CONCURRENCY, log: (m) => say(`# ${m}`) };
 		figures.memoryMbAfterStart = topologyOf.memory(topology);
 
 		const poll = pollOnLeader(ctx).then(
@@ -107,8 +107,8 @@ async function main() {
 		const checks = [
 			['1,000 payouts over both workers under drops, 503s and token revocations, keyed by Business Reference', () => faultyRun(ctx, { withReference: true })],
 			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],
-			['a worker killed mid-run: crashed execution, Retry pays no row twice (Business Reference)', () => killDuringRun(ctx, { withReference: true })],
-			['a worker killed mid-run: crashed execution, Retry pays no row twice (default key)', () => killDuringRun(ctx, { withReference: false })],
+			['a worker killed mid-run: n8n fails the execution, its Retry pays nothing twice, a re-send pays each Business Reference once', () => killDuringRun(ctx, { withReference: true })],
+			['a worker killed mid-run, default key: the Retry pays nothing twice (what a re-send does is reported)', () => killDuringRun(ctx, { withReference: false })],
 			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
 			['the poll trigger runs on the leader only and emits each final charge once', async () => {
 				const outcome = await poll;
