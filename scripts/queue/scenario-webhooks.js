@@ -29,7 +29,7 @@ async function pool(list, limit, fn) {
 	await Promise.all(lanes);
 }
 
-async function duplicateDeliveries(ctx, { events = 1000, pairsInFlight = 20 }) {
+async function duplicateDeliveries(ctx, { events = 1000, pairsInFlight = 10 }) {
 	const { control, api, info } = ctx;
 	const signWebhook = sandboxSigner();
 	const url = `${ctx.topology.webhookUrl}/webhook/${ctx.triggerWebhookId}/money`;

@@ -24,7 +24,7 @@ async function timedBatch(ctx, items, batches) {
 	return { payoutsPerMinute: (items / ((stop - start) / 1000)) * 60, tokenRequests: (await control.counters()).tokenRequests - tokensBefore };
 }
 
-async function workersVsOne(ctx, { rounds = 2, items = 400, batches = 8 } = {}) {
+async function workersVsOne(ctx, { rounds = 2, items = 240, batches = 8 } = {}) {
 	const { topology } = ctx;
 	const two = [];
 	const one = [];

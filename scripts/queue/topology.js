@@ -31,6 +31,9 @@ function queueEnv({ postgres, redis, webhookPort, tuning = {} }) {
 		DB_POSTGRESDB_USER: postgres.user,
 		DB_POSTGRESDB_PASSWORD: '',
 		DB_POSTGRESDB_DATABASE: postgres.database,
+		// n8n's default pool is 2 connections per process: a burst of webhook deliveries then waits
+		// for a connection until n8n answers 503 (its database health check fails).
+		DB_POSTGRESDB_POOL_SIZE: '10',
 		QUEUE_BULL_REDIS_HOST: redis.host,
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
