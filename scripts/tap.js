@@ -9,7 +9,9 @@ function say(msg) {
 
 /** An error as one line (for `not ok - name: reason`). */
 function oneLine(err) {
-	const msg = err && err.message ? err.message : String(err);
+	let msg = err && err.message ? err.message : String(err);
+	// fetch's "fetch failed" says why only in its cause.
+	if (err && err.cause) msg += ` (${err.cause.code || err.cause.message || err.cause})`;
 	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, 1500);
 }
 

@@ -53,8 +53,7 @@ async function duplicateDeliveries(ctx, { events = 1000, pairsInFlight = 10 }) {
 	const t0 = Date.now();
 	await pool(bodies, pairsInFlight, async (body) => {
 		const headers = signWebhook(target, body, Math.floor(Date.now() / 1000));
-		const pair = await Promise.all([0, 1].map(() => h.postJson(url, undefined, { headers, raw: body })));
-		statuses.push(...pair.map((r) => r.status));
+		statuses.push(...(await Promise.all([0, 1].map(() => h.postOnNewConnection(url, headers, body)))));
 	});
 	const deliverSeconds = (Date.now() - t0) / 1000;
 	const settledExecutions = await h.waitSettled(api, workflowId, { timeoutMs: 600_000, quietMs: 8_000 });
