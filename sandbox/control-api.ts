@@ -53,6 +53,8 @@ export interface SandboxControl {
 	ledger(clientId?: string): Promise<Ledger>;
 	setWebhook(url: string | null, scheme?: WebhookScheme, clientId?: string): Promise<void>;
 	flushWebhooks(): Promise<void>;
+	/** Signs one event body as a delivery would and POSTs it `copies` times at the same moment to the client's webhook URL. */
+	deliverEvent(event: object, copies?: number, clientId?: string): Promise<{ statuses: Array<number | null> }>;
 	setClockOffset(offsetSeconds: number): Promise<void>;
 	setFinalizeAfter(ms: number | null): Promise<void>;
 	seed(request: SeedRequest): Promise<{ count: number }>;

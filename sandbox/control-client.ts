@@ -97,6 +97,10 @@ export class SandboxControlClient implements SandboxControl {
 		await this.call('POST', '/webhook/flush');
 	}
 
+	deliverEvent(event: object, copies?: number, clientId?: string): Promise<{ statuses: Array<number | null> }> {
+		return this.call('POST', '/webhook/deliver', { event, copies, clientId });
+	}
+
 	async setClockOffset(offsetSeconds: number): Promise<void> {
 		await this.call('POST', '/clock', { offsetSeconds });
 	}

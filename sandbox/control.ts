@@ -3,6 +3,7 @@ import { PATCHABLE_CLIENT_FIELDS, type ClientState } from './clients';
 import { STATUS_ACTIONS, type FinalStatus, type HealthReport, type SandboxControl, type SandboxInfo } from './control-api';
 import { toLedgerTransaction } from './envelope';
 import { parseFault } from './faults';
+import { deliverCopies } from './webhooks';
 import { sendJson } from './http-util';
 import type { SandboxRuntime } from './runtime';
 import { CONTROL_PREFIX } from './server';
@@ -153,6 +154,15 @@ export class InProcessControl implements SandboxControl {
 		await this.runtime.webhooks.flush();
 	}
 
+	async deliverEvent(event: object, copies = 1, clientId?: string): Promise<{ statuses: Array<number | null> }> {
+		if (typeof event !== 'object' || event === null) throw new ControlError(400, 'invalid_request', 'event must be an object');
+		if (!Number.isSafeInteger(copies) || copies < 1 || copies > 100) throw new ControlError(400, 'invalid_request', 'copies must be 1 to 100');
+		const settings = this.client(clientId).settings;
+		if (!settings.webhookUrl) throw new ControlError(409, 'no_webhook_url', 'set the webhook URL first (PUT /webhook)');
+		const target = { url: settings.webhookUrl, scheme: settings.webhookScheme, secret: settings.webhookSecret };
+		return { statuses: await deliverCopies(target, JSON.stringify(event), copies, this.runtime.clock.nowSeconds()) };
+	}
+
 	async setClockOffset(offsetSeconds: number): Promise<void> {
 		if (typeof offsetSeconds !== 'number' || !Number.isFinite(offsetSeconds)) throw new ControlError(400, 'invalid_request', 'offsetSeconds must be a number');
 		this.runtime.clock.setOffsetSeconds(offsetSeconds);
@@ -232,6 +242,7 @@ const CONTROL_ROUTES: ControlRoute[] = [
 		run: async (control, _match, body) => (await control.setWebhook(body?.url ?? null, body?.scheme, body?.clientId), { ok: true }),
 	},
 	{ method: 'POST', pattern: /^\/webhook\/flush$/, run: async (control) => (await control.flushWebhooks(), { ok: true }) },
+	{ method: 'POST', pattern: /^\/webhook\/deliver$/, run: (control, _match, body) => control.deliverEvent(body?.event, body?.copies, body?.clientId) },
 	{ method: 'POST', pattern: /^\/clock$/, run: async (control, _match, body) => (await control.setClockOffset(body?.offsetSeconds), { ok: true }) },
 	{ method: 'PUT', pattern: /^\/finalize$/, run: async (control, _match, body) => (await control.setFinalizeAfter(body?.afterMs ?? null), { ok: true }) },
 	{ method: 'POST', pattern: /^\/seed$/, run: (control, _match, body) => control.seed(body) },

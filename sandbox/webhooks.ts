@@ -77,6 +77,12 @@ function postOnce(url: string, headers: Record<string, string>, body: string, ti
 	});
 }
 
+/** One signed event body POSTed `copies` times at once (the same delivery retried in parallel); the statuses, null for no answer. */
+export async function deliverCopies(target: WebhookTarget, body: string, copies: number, timestampSeconds: number): Promise<Array<number | null>> {
+	const headers = signWebhook(target, body, timestampSeconds);
+	return await Promise.all(Array.from({ length: copies }, () => postOnce(target.url, headers, body, 30_000)));
+}
+
 export class WebhookDispatcher {
 	private readonly ready: QueuedEvent[] = [];
 	private readonly retryTimers = new Map<NodeJS.Timeout, QueuedEvent>();

@@ -10,7 +10,7 @@
  *   4. run the named checks of test/e2e/cases.js in order: `ok - name` / `not ok - name: reason`
  *   5. print `N passed, N failed` as the last line; exit 1 on any failure
  *
- * Environment: E2E_ONLY=substring (run matching checks only; the others are skipped and not
+ * Environment: E2E_ONLY=substring[|substring...] (run matching checks only; the others are skipped and not
  * counted), E2E_KEEP=1 (keep the n8n user folder; it is always kept on failure), MONEY_PACK_DIR
  * (test another build: a folder with package.json + dist), MONEY_TOTALS_FILE (totals appended as
  * JSON for .ci/run), and those of scripts/n8n-runtime.js (MONEY_CACHE_DIR, ...).
@@ -25,11 +25,13 @@ const { startSandbox, moneyCredentialData } = require('./sandbox-process');
 const { say, oneLine, report, runMain } = require('./tap');
 
 const REPO = path.resolve(__dirname, '..');
+/** The check modules, in the order they run (cases.js ends with its token count). */
+const CASE_FILES = ['cases.js', 'reruns.js', 'trigger-memory.js', 'poll-trigger.js'];
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
 
 async function main() {
 	const t0 = Date.now();
-	const cases = require(path.join(REPO, 'test', 'e2e', 'cases.js'));
+	const caseModules = CASE_FILES.map((file) => require(path.join(REPO, 'test', 'e2e', file)));
 	const { CREDENTIAL, CREDENTIAL_TYPE } = require(path.join(REPO, 'test', 'e2e', 'workflows.js'));
 	// MONEY_PACK_DIR: a folder with package.json + dist to test instead of this repo's build.
 	const packDir = process.env.MONEY_PACK_DIR ? path.resolve(process.env.MONEY_PACK_DIR) : REPO;
@@ -73,12 +75,26 @@ async function main() {
 			n8n,
 			api,
 			session,
+			/** A line for the run's report (figures a check measured). */
+			note(line) {
+				say(`# ${line}`);
+			},
+			/** Stop n8n (kill -9 with `kill`) and start it again on the same port and database. */
+			async restartN8n({ kill = false } = {}) {
+				const old = resources.n8n;
+				if (kill) await old.kill();
+				else await old.stop();
+				resources.n8n = await rt.startN8n({ userFolder, owner: OWNER, port: old.port });
+				ctx.n8n = resources.n8n;
+				ctx.session = await rt.login(resources.n8n.url, OWNER.email, OWNER.password);
+				say(`# n8n restarted (${kill ? 'after kill -9' : 'stopped'}) in ${resources.n8n.startSeconds.toFixed(1)} s`);
+			},
 			sandbox: { info: sandbox.info, control: sandbox.control },
 			output: rt.nodeOutput,
 			/** Run a workflow with `n8n execute`, then read its execution from the public API. */
 			async run(workflowId, { expectError = false } = {}) {
 				const known = new Set((await api.listExecutions({ workflowId, includeData: false })).map((e) => String(e.id)));
-				const cli = await n8n.cli(['execute', `--id=${workflowId}`, '--rawOutput'], { check: false });
+				const cli = await resources.n8n.cli(['execute', `--id=${workflowId}`, '--rawOutput'], { check: false });
 				const execs = await api.waitForExecutions(workflowId, (ex) => ex.some((e) => !known.has(String(e.id))), { timeoutMs: 15_000 });
 				const execution = execs.find((e) => !known.has(String(e.id)));
 				const error = rt.executionError(execution);
@@ -89,14 +105,16 @@ async function main() {
 				return { cli, execution, error, output: (nodeName, o) => rt.nodeOutput(execution, nodeName, o) || [] };
 			},
 		};
-		const { workflows, checks } = cases.build(ctx);
+		const built = caseModules.map((module) => module.build(ctx));
+		const workflows = built.flatMap((part) => part.workflows);
+		const checks = built.flatMap((part) => part.checks);
 		await rt.importJson('import:workflow', workflows, { env: n8n.env });
 		say(`# imported the credential and ${workflows.length} workflows; running ${checks.length} checks`);
 		await sandbox.control.resetCounters();
 
 		const only = process.env.E2E_ONLY;
 		for (const check of checks) {
-			if (only && !check.name.includes(only)) continue;
+			if (only && !only.split('|').some((part) => check.name.includes(part))) continue;
 			const t = Date.now();
 			try {
 				await check.fn();

@@ -520,6 +520,12 @@ async function startN8n(opts = {}) {
 			}
 			return res;
 		},
+		/** kill -9 of n8n and its task runner, as a crash or an OOM kill would do. */
+		async kill() {
+			if (exited) return exited;
+			killGroup(child, 'SIGKILL');
+			return await exitPromise;
+		},
 		/** Run an n8n CLI command against this server's database and settings. */
 		cli: (args, cliOpts = {}) => n8nCli(args, { ...cliOpts, env: { ...env, ...(cliOpts.env || {}) } }),
 	};

@@ -120,6 +120,7 @@ function sandboxControl(controlUrl) {
 		ledger: (clientId) => call('GET', `/ledger${clientId ? `?clientId=${encodeURIComponent(clientId)}` : ''}`),
 		setWebhook: (url, scheme, clientId) => call('PUT', '/webhook', { url, scheme, clientId }),
 		flushWebhooks: () => call('POST', '/webhook/flush'),
+		deliverEvent: (event, copies, clientId) => call('POST', '/webhook/deliver', { event, copies, clientId }),
 		setFinalizeAfter: (afterMs) => call('PUT', '/finalize', { afterMs }),
 		addFault: (fault) => call('POST', '/faults', fault),
 		clearFaults: () => call('DELETE', '/faults'),

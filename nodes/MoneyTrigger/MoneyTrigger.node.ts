@@ -13,6 +13,8 @@ import {
 	buildEventItem,
 	DEFAULT_MAX_BODY_BYTES,
 	envelopeOfReadResponse,
+	EVENT_ID_HARD_CAP,
+	EVENT_ID_REPLAY_WINDOW_SECONDS,
 	eventMemoryOf,
 	forgetEventId,
 	hasSeenEventId,
@@ -33,8 +35,11 @@ import {
 } from '../shared/events';
 import { moneyApiRequest } from '../shared/transport';
 import { channelsFilter, resourceOptions, statusesFilter } from './descriptions';
+import { EventClaims } from './eventClaims';
 
 const WEBHOOK_NAME = 'default';
+
+const recentEvents = new EventClaims(EVENT_ID_REPLAY_WINDOW_SECONDS * 1000, EVENT_ID_HARD_CAP);
 
 const MISSING_SECRET_MESSAGE =
 	'The Money API credential has no Webhook Secret, so deliveries cannot be verified. Add the webhook secret issued for this client to the credential, then activate the workflow again.';
@@ -54,6 +59,19 @@ function respond(context: IWebhookFunctions, refusal: Refusal): IWebhookResponse
 	res.writeHead(refusal.status, { 'content-type': 'application/json; charset=utf-8' });
 	res.end(JSON.stringify({ success: false, error: refusal.error }));
 	return { noWebhookResponse: true };
+}
+
+/**
+ * Answers 200 now and hands the event to n8n. Answering before n8n starts the execution is what
+ * makes n8n save the event memory this delivery wrote: with the answer left to n8n it is sent after
+ * the execution starts, and by then n8n no longer sees the static data as changed
+ * (docs/webhook-memory.md).
+ */
+function accept(context: IWebhookFunctions, item: IDataObject): IWebhookResponseData {
+	const res = context.getResponseObject();
+	res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+	res.end(JSON.stringify({ received: true }));
+	return { noWebhookResponse: true, workflowData: [context.helpers.returnJsonArray([item])] };
 }
 
 function acknowledge(reason: string): IWebhookResponseData {
@@ -270,8 +288,12 @@ export class MoneyTrigger implements INodeType {
 		const event = parsed.event;
 
 		const staticData = this.getWorkflowStaticData('node');
-		if (hasSeenEventId(staticData, event.id)) return acknowledge('duplicate-event');
+		const claimKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}:${event.id}`;
+		if (hasSeenEventId(staticData, event.id) || !recentEvents.claim(claimKey, Date.now())) {
+			return acknowledge('duplicate-event');
+		}
 		if (!rememberEventId(staticData, event.id)) {
+			recentEvents.release(claimKey);
 			return respond(this, { status: 503, error: 'replay-memory-full' });
 		}
 
@@ -282,6 +304,7 @@ export class MoneyTrigger implements INodeType {
 			const outcome = await confirmWithApi(this, event);
 			if (outcome.kind === 'unavailable') {
 				forgetEventId(staticData, event.id);
+				recentEvents.release(claimKey);
 				return respond(this, { status: 503, error: 'confirmation-unavailable' });
 			}
 			if (outcome.kind === 'unknown') return acknowledge('not-confirmed');
@@ -316,6 +339,6 @@ export class MoneyTrigger implements INodeType {
 		};
 		if (!passesFilters(filters, item)) return acknowledge('filtered');
 
-		return { workflowData: [this.helpers.returnJsonArray([item])] };
+		return accept(this, item);
 	}
 }

@@ -43,3 +43,5 @@ export const ACCOUNT_TYPE_FIELD: Record<TransactionResource, string> = {
 };
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
+/** Answer header of a create served from the API's idempotency record. */
+export const REPLAY_HEADER = 'idempotent-replayed';

@@ -194,6 +194,22 @@ export async function moneyApiRequest(
 	route: string,
 	options: MoneyApiRequestOptions = {},
 ): Promise<IDataObject> {
+	return (await moneyApiCall.call(this, method, route, options)).body;
+}
+
+export interface MoneyApiAnswer {
+	body: IDataObject;
+	/** The answer's headers, names in lower case. */
+	headers: Record<string, unknown>;
+}
+
+/** moneyApiRequest, with the successful answer's headers (a create's replay marker is one). */
+export async function moneyApiCall(
+	this: MoneyApiContext,
+	method: 'GET' | 'POST',
+	route: string,
+	options: MoneyApiRequestOptions = {},
+): Promise<MoneyApiAnswer> {
 	const policy = { ...DEFAULT_RETRY_POLICY, ...(options.retry ?? {}) };
 	const signal = cancelSignalOf(this);
 	let attempt = 0;
@@ -220,7 +236,7 @@ export async function moneyApiRequest(
 			)) as FullResponse;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				const body = parseBody(response.body);
-				return isObject(body) ? body : { data: body as IDataObject[] };
+				return { body: isObject(body) ? body : { data: body as IDataObject[] }, headers: response.headers ?? {} };
 			}
 			failure = failureFromResponse(response.statusCode, response.body, response.headers);
 			retryable = isRetryableStatus(response.statusCode);

@@ -42,6 +42,7 @@ const NODES_BASE_FILES: Record<string, string> = {
 	'n8n-nodes-base.merge': 'dist/nodes/Merge/Merge.node.js',
 	'n8n-nodes-base.summarize': 'dist/nodes/Transform/Summarize/Summarize.node.js',
 	'n8n-nodes-base.scheduleTrigger': 'dist/nodes/Schedule/ScheduleTrigger.node.js',
+	'n8n-nodes-base.splitInBatches': 'dist/nodes/SplitInBatches/SplitInBatches.node.js',
 };
 
 class LoadedNodeTypes implements INodeTypes {
@@ -167,8 +168,8 @@ export interface RunOptions {
 export interface RunResult {
 	run: IRun;
 	executionId: string;
-	/** Output items of a node's first run, first output. */
-	output(nodeName: string, outputIndex?: number): INodeExecutionData[];
+	/** Output items of a node's run (the first by default), first output by default. */
+	output(nodeName: string, outputIndex?: number, runIndex?: number): INodeExecutionData[];
 	/** The error a node stopped the execution with, if it did. */
 	error(): IRun['data']['resultData']['error'];
 }
@@ -178,8 +179,57 @@ export async function runWorkflow(
 	workflow: Workflow,
 	options: RunOptions = {},
 ): Promise<RunResult> {
-	const executionId = options.executionId ?? randomUUID();
-	const mode = options.mode ?? 'manual';
+	const startNode = options.startNode
+		? workflow.getNode(options.startNode)
+		: Object.values(workflow.nodes)[0];
+	if (!startNode) throw new Error('The workflow has no start node');
+
+	const runExecutionData: IRunExecutionData = createRunExecutionData({
+		executionData: {
+			nodeExecutionStack: [
+				{ node: startNode, data: { main: [options.items ?? [{ json: {} }]] }, source: null },
+			],
+		},
+	});
+	return await executeRunData(engine, workflow, runExecutionData, options.mode ?? 'manual', options.executionId);
+}
+
+/**
+ * What n8n 2.41's Retry of a failed execution does (Executions list, `POST /rest/executions/:id/retry`,
+ * ExecutionService.retry): the failed run's data as the database kept it (JSON: nothing held in
+ * memory survives), its error removed, the failed node's errored run dropped, then run again under
+ * a NEW execution id in mode `retry` from the failed node with that node's original input.
+ * `workflow` stands for "with currently saved workflow" when it differs from the original.
+ */
+export async function retryExecution(
+	engine: Engine,
+	workflow: Workflow,
+	failed: RunResult,
+	options: { executionId?: string } = {},
+): Promise<RunResult> {
+	const data = JSON.parse(JSON.stringify(failed.run.data)) as IRunExecutionData;
+	if (!data.executionData) throw new Error('n8n refuses to retry an execution without execution data');
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const runs = data.resultData.runData[lastNodeExecuted];
+		if (runs && runs.length > 0 && runs[runs.length - 1].error !== undefined) runs.pop();
+	}
+	for (const entry of data.executionData.nodeExecutionStack) {
+		const node = workflow.getNode(entry.node.name);
+		if (!node) throw new Error(`The node "${entry.node.name}" is not in the workflow: n8n cannot retry either`);
+		entry.node = node;
+	}
+	return await executeRunData(engine, workflow, data, 'retry', options.executionId);
+}
+
+async function executeRunData(
+	engine: Engine,
+	workflow: Workflow,
+	runExecutionData: IRunExecutionData,
+	mode: WorkflowExecuteMode,
+	executionId: string = randomUUID(),
+): Promise<RunResult> {
 	const workflowData = {
 		id: workflow.id,
 		name: workflow.name,
@@ -196,19 +246,6 @@ export async function runWorkflow(
 	const finished = new Promise<IRun>((resolve) => (resolveFinished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData) => resolveFinished(fullRunData));
 
-	const startNode = options.startNode
-		? workflow.getNode(options.startNode)
-		: Object.values(workflow.nodes)[0];
-	if (!startNode) throw new Error('The workflow has no start node');
-
-	const runExecutionData: IRunExecutionData = createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [
-				{ node: startNode, data: { main: [options.items ?? [{ json: {} }]] }, source: null },
-			],
-		},
-	});
-
 	const additionalData = additionalDataFor(engine, hooks, executionId);
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await execute.processRunExecutionData(workflow);
@@ -217,8 +254,8 @@ export async function runWorkflow(
 	return {
 		run,
 		executionId,
-		output(nodeName, outputIndex = 0) {
-			const taskData = run.data.resultData.runData[nodeName]?.[0];
+		output(nodeName, outputIndex = 0, runIndex = 0) {
+			const taskData = run.data.resultData.runData[nodeName]?.[runIndex];
 			return taskData?.data?.main?.[outputIndex] ?? [];
 		},
 		error() {

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 import { ExecutionLifecycleHooks, HookContext, WebhookContext } from 'n8n-core';
 import type {
+	IDataObject,
 	INode,
 	INodeExecutionData,
 	INodeParameters,
@@ -169,12 +170,24 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
 /**
  * Serves one Money Trigger node over HTTP on 127.0.0.1 the way n8n's webhook server does: each
  * request runs the node's `webhook()` inside n8n-core's WebhookContext with the real request,
- * and when it returns workflow data the workflow runs through WorkflowExecute. One Workflow
- * object serves every delivery, so the node's static data persists between them.
+ * and when it returns workflow data the workflow runs through WorkflowExecute.
+ *
+ * Static data lives where n8n 2.41 keeps it: in the workflow's database row, here a JSON text.
+ * Every delivery builds a new Workflow from it (LiveWebhooks.executeWebhook), and it is written
+ * back only when n8n would: when the response goes out before the execution starts and the data
+ * changed. Starting the execution builds a second Workflow over the same object, which clears
+ * n8n's changed flag (WorkflowRunner.establishContextForPersistence), so memory written by a
+ * delivery that leaves the response to n8n is lost, as it is in the server.
  */
 export class WebhookHarness {
 	readonly node: INode;
-	readonly workflow: Workflow;
+	/** The workflow of the latest delivery (or activation). */
+	workflow: Workflow;
+	/** The workflow row's staticData column. */
+	private storedStaticData = '{}';
+	private readonly nodes: INode[];
+	private readonly connections: Record<string, any>;
+	private readonly workflowId = `wf-${randomUUID().slice(0, 8)}`;
 	readonly executions: RunResult[] = [];
 	readonly deliveries: DeliveryRecord[] = [];
 	/** Every request that reached the webhook path over HTTP, byte for byte. */
@@ -213,7 +226,21 @@ export class WebhookHarness {
 			});
 			connections[this.node.name] = { main: [[{ node: 'After', type: 'main', index: 0 }]] };
 		}
-		this.workflow = buildWorkflow(engine, { nodes, connections, id: `wf-${randomUUID().slice(0, 8)}` });
+		this.nodes = nodes;
+		this.connections = connections;
+		this.workflow = this.loadWorkflow();
+	}
+
+	/** A Workflow as n8n builds one per request: static data read from the row. */
+	private loadWorkflow(staticData: IDataObject = JSON.parse(this.storedStaticData) as IDataObject): Workflow {
+		return buildWorkflow(this.engine, { nodes: this.nodes, connections: this.connections, staticData, id: this.workflowId });
+	}
+
+	/** WorkflowStaticDataService.saveStaticData: writes the row when n8n's changed flag is set. */
+	private saveStaticData(workflow: Workflow): void {
+		if (workflow.staticData.__dataChanged !== true) return;
+		this.storedStaticData = JSON.stringify(workflow.staticData);
+		workflow.staticData.__dataChanged = false;
 	}
 
 	get nodeType(): INodeType {
@@ -236,8 +263,10 @@ export class WebhookHarness {
 		return `${this.origin}${this.webhookPath}`;
 	}
 
+	/** The node's static data as the database holds it. */
 	get staticData(): Record<string, unknown> {
-		return this.workflow.getStaticData('node', this.node) as Record<string, unknown>;
+		const stored = JSON.parse(this.storedStaticData) as Record<string, Record<string, unknown>>;
+		return stored[`node:${this.node.name}`] ?? {};
 	}
 
 	counts() {
@@ -278,24 +307,30 @@ export class WebhookHarness {
 		return new HookContext(this.workflow, this.node, additionalData, 'trigger', 'activate', this.webhookData(additionalData));
 	}
 
-	/** What n8n does on activation: checkExists, then create when it says false. */
+	/** What n8n does on activation: checkExists, then create when it says false, then save static data. */
 	async activate(): Promise<{ existed: boolean }> {
 		const methods = this.nodeType.webhookMethods?.default;
 		if (!methods?.checkExists || !methods.create) throw new Error('webhookMethods.default is incomplete');
+		this.workflow = this.loadWorkflow();
 		const existed = await methods.checkExists.call(this.hookContext());
 		if (!existed) {
 			const created = await methods.create.call(this.hookContext());
 			if (!created) throw new Error('create() returned false');
 		}
+		this.saveStaticData(this.workflow);
 		return { existed };
 	}
 
 	async checkExists(): Promise<boolean> {
+		this.workflow = this.loadWorkflow();
 		return (await this.nodeType.webhookMethods?.default?.checkExists?.call(this.hookContext())) ?? false;
 	}
 
 	async deactivate(): Promise<boolean> {
-		return (await this.nodeType.webhookMethods?.default?.delete?.call(this.hookContext())) ?? false;
+		this.workflow = this.loadWorkflow();
+		const removed = (await this.nodeType.webhookMethods?.default?.delete?.call(this.hookContext())) ?? false;
+		this.saveStaticData(this.workflow);
+		return removed;
 	}
 
 	/**
@@ -305,11 +340,13 @@ export class WebhookHarness {
 	async deliver(request: HarnessRequest, sink?: ServerResponse): Promise<DeliveryRecord> {
 		const response = new ResponseAdapter(sink);
 		const executionId = randomUUID();
+		const workflow = this.loadWorkflow();
+		this.workflow = workflow;
 		const additionalData = this.additionalData(executionId);
 		additionalData.httpRequest = request as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
 		additionalData.httpResponse = response as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
 		const context = new WebhookContext(
-			this.workflow,
+			workflow,
 			this.node,
 			additionalData,
 			'webhook',
@@ -333,9 +370,12 @@ export class WebhookHarness {
 			response.status(500).json({ message: 'The node promised a response it never wrote' });
 			crashed = true;
 		}
+		const respondedBeforeRun = response.finished || result.workflowData === undefined;
+		if (respondedBeforeRun) this.saveStaticData(workflow);
 		if (result.workflowData !== undefined && !crashed) {
 			const items: INodeExecutionData[] = result.workflowData[0] ?? [];
-			const run = await runWorkflow(this.engine, this.workflow, {
+			buildWorkflow(this.engine, { nodes: this.nodes, connections: this.connections, staticData: workflow.staticData, id: this.workflowId });
+			const run = await runWorkflow(this.engine, workflow, {
 				items,
 				startNode: this.node.name,
 				mode: 'webhook',
@@ -353,6 +393,7 @@ export class WebhookHarness {
 				else response.status(200).send(responseData ?? 'firstEntryJson');
 			}
 		}
+		if (!respondedBeforeRun) this.saveStaticData(workflow);
 		const record: DeliveryRecord = {
 			status: response.statusCode,
 			body: response.body,

@@ -4,14 +4,15 @@ const UUID_V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 
 const scope = {
 	resource: 'payout' as const,
-	executionId: 'exec-1',
+	runAnchor: 'exec-1',
 	nodeId: 'node-1',
+	runIndex: 0,
 	itemIndex: 0,
 	payload: { amount: 5000, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1', type: 'gm_account' } },
 };
 
 describe('idempotency keys (D4)', () => {
-	it('is a UUID and stable for the same execution, node, item and payload', () => {
+	it('is a UUID and stable for the same run anchor, node, run, item and payload', () => {
 		const key = deriveIdempotencyKey(scope);
 		expect(key).toMatch(UUID_V5);
 		expect(deriveIdempotencyKey({ ...scope, payload: { ...scope.payload } })).toBe(key);
@@ -23,7 +24,8 @@ describe('idempotency keys (D4)', () => {
 	});
 
 	it.each([
-		['execution', { executionId: 'exec-2' }],
+		['run anchor', { runAnchor: 'exec-2' }],
+		['run index (a node inside a loop)', { runIndex: 1 }],
 		['node', { nodeId: 'node-2' }],
 		['item', { itemIndex: 1 }],
 		['payload', { payload: { ...scope.payload, amount: 5001 } }],
@@ -36,7 +38,7 @@ describe('idempotency keys (D4)', () => {
 		const key = deriveIdempotencyKey({ ...scope, businessReference: 'order-1' });
 		expect(key).toMatch(UUID_V5);
 		expect(
-			deriveIdempotencyKey({ ...scope, executionId: 'other', nodeId: 'other', itemIndex: 9, payload: { amount: 1 }, businessReference: ' order-1 ' }),
+			deriveIdempotencyKey({ ...scope, runAnchor: 'other', runIndex: 3, nodeId: 'other', itemIndex: 9, payload: { amount: 1 }, businessReference: ' order-1 ' }),
 		).toBe(key);
 		expect(deriveIdempotencyKey({ ...scope, businessReference: 'order-2' })).not.toBe(key);
 		expect(deriveIdempotencyKey({ ...scope, resource: 'charge', businessReference: 'order-1' })).not.toBe(key);

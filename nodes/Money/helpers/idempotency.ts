@@ -1,4 +1,6 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
+
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../shared/constants';
 
@@ -28,25 +30,61 @@ export interface IdempotencyScope {
 	resource: TransactionResource;
 	/** The user's own reference for this payment (an order ID, say). */
 	businessReference?: string;
-	executionId: string;
+	/** What ties every re-run of one node run together: see runAnchorOf. */
+	runAnchor: string;
 	nodeId: string;
+	/** Which run of the node this is in its execution (a node inside a loop runs several times). */
+	runIndex: number;
 	itemIndex: number;
 	/** The request body without the PIN. */
 	payload: object;
 }
 
+const RUN_ANCHOR_KEY = 'moneyIdempotencyAnchor';
+
+/** The anchor an earlier run of this node left in the execution's context, if any. */
+export function storedAnchorOf(context: IExecuteFunctions): string | undefined {
+	const existing = context.getContext('node')[RUN_ANCHOR_KEY];
+	return typeof existing === 'string' && existing !== '' ? existing : undefined;
+}
+
 /**
- * D4. With a business reference the key depends on the resource and that reference only, so any
+ * The id of the first execution in which this node ran, kept in the node's execution context.
+ * n8n's Retry of a failed execution starts a new execution (a new id) from the failed node, but it
+ * carries the failed execution's context data over, so the anchor, and with it every default key,
+ * stays the same (docs/idempotency.md). A brand-new execution starts with an empty context and a
+ * new anchor: only a Business Reference makes that one safe.
+ */
+export function runAnchorOf(context: IExecuteFunctions): string {
+	const existing = storedAnchorOf(context);
+	if (existing !== undefined) return existing;
+	const nodeContext = context.getContext('node');
+	const anchor = context.getExecutionId() || randomUUID();
+	nodeContext[RUN_ANCHOR_KEY] = anchor;
+	return anchor;
+}
+
+/**
+ * With a business reference the key depends on the resource and that reference only, so any
  * later run (or another workflow) sending the same reference gets the original result, and one
  * with other values gets IDEMPOTENCY_CONFLICT instead of moving money again. Without one, the key
- * is fixed by execution, node, item and payload: the node's retries and n8n's Retry On Fail reuse
- * it, a new execution does not.
+ * is fixed by the run anchor, node, run index, item and payload: the node's retries, n8n's Retry
+ * On Fail and a Retry of the failed execution reuse it; a new execution does not.
  */
 export function deriveIdempotencyKey(scope: IdempotencyScope): string {
 	const reference = scope.businessReference?.trim();
 	if (reference) return uuidFromText(stableStringify([DERIVATION_LABEL, 'reference', scope.resource, reference]));
 	const payloadHash = createHash('sha256').update(stableStringify(scope.payload)).digest('hex');
 	return uuidFromText(
-		stableStringify([DERIVATION_LABEL, 'execution', scope.resource, scope.executionId, scope.nodeId, scope.itemIndex, payloadHash]),
+		stableStringify([
+			DERIVATION_LABEL,
+			'run',
+			scope.resource,
+			scope.runAnchor,
+			scope.nodeId,
+			scope.runIndex,
+			scope.itemIndex,
+			payloadHash,
+		]),
 	);
 }

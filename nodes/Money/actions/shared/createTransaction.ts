@@ -1,9 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { IDEMPOTENCY_HEADER, ROUTES, type TransactionResource } from '../../../shared/constants';
-import { moneyApiRequest } from '../../../shared/transport';
-import { deriveIdempotencyKey } from '../../helpers/idempotency';
+import { IDEMPOTENCY_HEADER, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../shared/constants';
+import { moneyApiCall } from '../../../shared/transport';
+import { isRetryAfterLostRun } from '../../helpers/crashRecovery';
+import { deriveIdempotencyKey, runAnchorOf, storedAnchorOf } from '../../helpers/idempotency';
 import { pinForRequest } from '../../helpers/pin';
 import { fieldError, type CreateInput, validateCreateInput } from '../../helpers/validation';
 import { waitForFinalStatus } from '../../helpers/waitForFinal';
@@ -109,13 +110,21 @@ export function createTransactionDescription(resource: TransactionResource): INo
 			displayOptions: { show },
 		},
 		{
+			displayName:
+				'Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own order or payout ID to make every re-run safe.',
+			name: 'businessReferenceNotice',
+			type: 'notice',
+			default: '',
+			displayOptions: { show },
+		},
+		{
 			displayName: 'Business Reference',
 			name: 'businessReference',
 			type: 'string',
 			default: '',
 			placeholder: 'e.g. order-10045',
 			description:
-				'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). When empty, the key is tied to this execution, node, item and values.',
+				'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). When empty, the key is tied to this node run, item and values: a Retry of the execution reuses it, a new execution does not.',
 			displayOptions: { show },
 		},
 		{
@@ -208,6 +217,13 @@ export function createTransactionDescription(resource: TransactionResource): INo
 					'With Wait for Final Status: the first wait between two reads; each next wait is 1.5 times longer (at most 30 s)',
 			},
 			...retryOptions.slice(1),
+			{
+				displayName: 'Require Business Reference in Production',
+				name: 'requireBusinessReference',
+				type: 'boolean',
+				default: false,
+				description: `Whether to refuse, before any request, a ${resource} without a Business Reference when the workflow runs in production (trigger, schedule, webhook, retry); manual runs in the editor are not affected`,
+			},
 			{
 				displayName: 'Wait for Final Status',
 				name: 'waitForFinalStatus',
@@ -345,11 +361,31 @@ export async function executeCreateTransaction(
 	}
 
 	const businessReference = readBusinessReference.call(this, itemIndex);
+	const lostEarlierRun = isRetryAfterLostRun(this, storedAnchorOf(this) !== undefined);
+	if (businessReference === '' && lostEarlierRun) {
+		throw new NodeOperationError(node, `This Retry repeats a run that n8n lost in a crash; the ${resource} was not sent`, {
+			itemIndex,
+			description:
+				'n8n was stopped in the middle of this node\'s earlier run and replays the whole execution, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution, then run the missing rows in a new execution, or map a Business Reference and retry.',
+		});
+	}
+	if (businessReference === '' && options.requireBusinessReference === true && this.getMode() !== 'manual') {
+		throw fieldError(
+			node,
+			{
+				parameter: 'Business Reference',
+				field: 'idempotency-key',
+				rule: 'is required in production by this node\'s option "Require Business Reference in Production": map your own order or payout ID',
+			},
+			itemIndex,
+		);
+	}
 	const idempotencyKey = deriveIdempotencyKey({
 		resource,
 		businessReference,
-		executionId: this.getExecutionId() ?? '',
+		runAnchor: runAnchorOf(this),
 		nodeId: node.id,
+		runIndex: this.getWorkflowDataProxy(itemIndex).$thisRunIndex,
 		itemIndex,
 		payload: body,
 	});
@@ -365,7 +401,7 @@ export async function executeCreateTransaction(
 	}
 
 	const settings = context.callSettings(itemIndex);
-	const acknowledgement = await moneyApiRequest.call(this, 'POST', ROUTES[resource], {
+	const answer = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
 		body: { ...body, pin: sentPin },
 		headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
 		itemIndex,
@@ -374,7 +410,13 @@ export async function executeCreateTransaction(
 		redact: [pin, sentPin],
 	});
 
-	const output: IDataObject = { ...acknowledgement, resource, idempotency_key: idempotencyKey };
+	const acknowledgement = answer.body;
+	const output: IDataObject = {
+		...acknowledgement,
+		resource,
+		idempotency_key: idempotencyKey,
+		outcome: isReplayAnswer(answer.headers) ? 'replayed' : 'created',
+	};
 	if (options.waitForFinalStatus === true && typeof acknowledgement.reference === 'string') {
 		try {
 			const outcome = await waitForFinalStatus.call(this, resource, acknowledgement.reference, {
@@ -394,4 +436,14 @@ export async function executeCreateTransaction(
 		}
 	}
 	return [{ json: output, pairedItem: { item: itemIndex } }];
+}
+
+/**
+ * The API answers a create whose key it has seen before from its idempotency record: nothing moved
+ * this time. The marker header is the sandbox's and the common convention; an API that sends none
+ * makes every answer read as `created`.
+ */
+function isReplayAnswer(headers: Record<string, unknown>): boolean {
+	const value = headers[REPLAY_HEADER];
+	return String(Array.isArray(value) ? value[0] : value).toLowerCase() === 'true';
 }

@@ -1,0 +1,101 @@
+'use strict';
+/**
+ * The Money Poll Trigger in a real n8n server at one-minute polls (docs/webhook-memory.md, "The
+ * Poll Trigger"): nothing on the first poll, a new completed charge on a later one, PENDING payouts
+ * that later fail emitted once when they fail, including one first seen by a poll that emitted
+ * nothing (n8n keeps that poll's state only in memory) followed by a restart. Run by scripts/e2e.js;
+ * it waits for real poll ticks, so it takes a few minutes.
+ */
+
+const assert = require('node:assert/strict');
+
+const { TYPES, node, chain, CREDENTIAL, CREDENTIAL_TYPE } = require('./workflows');
+
+const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function build(ctx) {
+	const { control } = ctx.sandbox;
+	const id = 'e2ePollTrigger';
+	const workflows = [
+		chain(id, 'e2e money poll trigger', [
+			{
+				name: 'Money Poll Trigger',
+				type: TYPES.moneyPollTrigger,
+				typeVersion: 1,
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, resource: 'both', statuses: FINAL, channels: [], options: {} },
+				credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
+			},
+			node.set('Polled', { polled: true }, { includeOtherFields: true }),
+		]),
+	];
+
+	const emitted = async () => {
+		const list = await ctx.api.listExecutions({ workflowId: id, includeData: true, limit: 500 });
+		return list.flatMap((execution) => ctx.output(execution, 'Polled') || []);
+	};
+	const referenceOf = (item) => item.reference || (item.data && item.data.reference);
+	const statusOf = (item) => {
+		const status = item.status || (item.data && item.data.status);
+		return status && typeof status === 'object' ? status.label : status;
+	};
+	async function listRequests() {
+		const { requests } = await control.counters();
+		return (requests.get_money_v1_charge_list || 0) + (requests.get_money_v1_payout_list || 0);
+	}
+	/** Resolves after the next poll tick has read the lists (polls run once a minute). */
+	async function nextPoll() {
+		const before = await listRequests();
+		const deadline = Date.now() + 150_000;
+		while ((await listRequests()) === before) {
+			assert.ok(Date.now() < deadline, 'no poll within 150 s');
+			await sleep(1000);
+		}
+		await sleep(4000);
+	}
+	async function newest(resource, status) {
+		await control.seed({ resource, count: 1, status, createdAtFrom: new Date().toISOString(), createdAtTo: new Date().toISOString() });
+		const ledger = await control.ledger();
+		const entries = resource === 'charge' ? ledger.charges : ledger.payouts;
+		return entries.reduce((latest, entry) => (!latest || entry.created_at > latest.created_at ? entry : latest), null).reference;
+	}
+
+	const state = {};
+	const checks = [
+		{
+			name: 'Money Poll Trigger: nothing on the first poll, then a new completed charge once',
+			async fn() {
+				await newest('charge', 'COMPLETED');
+				await ctx.api.activateWorkflow(id);
+				await nextPoll();
+				assert.deepEqual(await emitted(), [], 'the first polls emitted history');
+				state.charge = await newest('charge', 'COMPLETED');
+				state.firstPayout = await newest('payout', 'PENDING');
+				await nextPoll();
+				const items = await emitted();
+				assert.deepEqual(items.map(referenceOf), [state.charge], JSON.stringify(items.map((item) => [referenceOf(item), statusOf(item)])));
+			},
+		},
+		{
+			name: 'Money Poll Trigger: PENDING payouts that later fail are emitted once, also across a restart after a poll that emitted nothing',
+			async fn() {
+				assert.ok(state.firstPayout, 'needs the previous check');
+				state.quietPayout = await newest('payout', 'PENDING');
+				await nextPoll();
+				assert.equal((await emitted()).length, 1, 'a PENDING payout was emitted');
+				await ctx.restartN8n();
+				await control.setStatus(state.firstPayout, 'FAILED');
+				await control.setStatus(state.quietPayout, 'FAILED');
+				await nextPoll();
+				await nextPoll();
+				const items = await emitted();
+				const failed = items.filter((item) => statusOf(item) === 'FAILED').map(referenceOf);
+				assert.deepEqual(failed.sort(), [state.firstPayout, state.quietPayout].sort(), JSON.stringify(items.map((item) => [referenceOf(item), statusOf(item)])));
+				assert.equal(items.length, 3, 'an event was emitted twice');
+			},
+		},
+	];
+	return { workflows, checks };
+}
+
+module.exports = { build };

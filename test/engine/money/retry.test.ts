@@ -1,0 +1,193 @@
+import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+
+import { startSandbox, type Sandbox } from '../../../sandbox';
+import {
+	buildWorkflow,
+	CREDENTIAL_ID,
+	credentialFromSandbox,
+	type Engine,
+	loadEngine,
+	moneyNode,
+	retryExecution,
+	type RunResult,
+	runWorkflow,
+} from '../../harness/engine';
+
+/**
+ * The paths on which n8n runs a Money create again (docs/idempotency.md), played through the real
+ * n8n-core engine the way the n8n server plays them: a Retry of a failed execution is a new
+ * execution id in mode `retry`, resumed from the failed node with its original input.
+ */
+
+const PIN = '48151623';
+const FAST = { maxRetries: 0, retryBaseDelayMs: 2 };
+
+let sb: Sandbox;
+let engine: Engine;
+
+beforeAll(async () => {
+	sb = await startSandbox({ finalizeAfterMs: null, config: { clients: [{ pin: PIN }] } });
+	engine = await loadEngine(['n8n-nodes-base.splitInBatches']);
+	engine.credentials.set(CREDENTIAL_ID, 'moneyApi', credentialFromSandbox(sb.info));
+});
+
+afterEach(async () => {
+	await sb.control.clearFaults();
+	await sb.control.updateClient(sb.info.clientId, { balance: 100_000_000 });
+});
+
+afterAll(async () => {
+	await sb?.close();
+});
+
+/** Hands the test's rows on, as the rows a sheet or database node would produce. */
+const trigger: INode = {
+	id: 'trigger',
+	name: 'Start',
+	type: 'n8n-nodes-base.noOp',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+function createParameters(resource: 'charge' | 'payout', identifier = '={{ $json.identifier }}'): IDataObject {
+	return {
+		resource,
+		operation: 'create',
+		amount: '={{ $json.amount }}',
+		currency: 'XOF',
+		identifierType: 'gm_account',
+		identifier,
+		channel: 'psp-a-tg',
+		accountType: '',
+		options: FAST,
+	};
+}
+
+function chain(nodes: INode[]): IConnections {
+	const connections: IConnections = {};
+	for (let index = 0; index < nodes.length - 1; index++) {
+		connections[nodes[index].name] = { main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]] };
+	}
+	return connections;
+}
+
+function rows(...entries: Array<[string, number]>): INodeExecutionData[] {
+	return entries.map(([identifier, amount]) => ({ json: { identifier, amount } }));
+}
+
+async function ledgerOf(resource: 'charge' | 'payout', amounts: number[]) {
+	const ledger = await sb.control.ledger();
+	const entries = resource === 'charge' ? ledger.charges : ledger.payouts;
+	return entries.filter((entry) => amounts.includes(Math.abs(entry.amount.value)));
+}
+
+function moneyItems(result: RunResult): IDataObject[] {
+	return result.output('Money').map((item) => item.json);
+}
+
+describe('a create run again by n8n keeps its idempotency key', () => {
+	it('Retry of an execution whose later payout failed (balance topped up) pays the earlier rows once', async () => {
+		const money = moneyNode({ parameters: createParameters('payout') as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		const items = rows(['GM-1002', 71_001], ['GM-1003', 71_002], ['GM-1002', 900_000]);
+		await sb.control.updateClient(sb.info.clientId, { balance: 200_000 });
+
+		const failed = await runWorkflow(engine, workflow, { items, mode: 'trigger' });
+		expect(failed.run.data.resultData.error?.message).toContain('INSUFFICIENT_FUNDS');
+		expect(await ledgerOf('payout', [71_001, 71_002, 900_000])).toHaveLength(2);
+
+		await sb.control.updateClient(sb.info.clientId, { balance: 10_000_000 });
+		const retried = await retryExecution(engine, workflow, failed);
+		expect(retried.executionId).not.toBe(failed.executionId);
+		expect(retried.error()).toBeUndefined();
+		expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
+
+		const ledger = await ledgerOf('payout', [71_001, 71_002, 900_000]);
+		expect(ledger.map((entry) => Math.abs(entry.amount.value)).sort()).toEqual([71_001, 71_002, 900_000]);
+		const keys = new Set(ledger.map((entry) => entry.idempotency_key));
+		expect(keys.size).toBe(3);
+	});
+
+	it('Retry with the currently saved workflow (the mapping of the failed row fixed) pays the earlier rows once', async () => {
+		const original = moneyNode({ parameters: createParameters('charge') as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
+		const items = rows(['GM-1001', 72_001], ['GM-1003', 72_002], ['GM-0404', 72_003]);
+		const failed = await runWorkflow(engine, workflow, { items, mode: 'webhook' });
+		expect(failed.run.data.resultData.error?.message).toContain('PAYER_NOT_FOUND');
+
+		const fixed = {
+			...original,
+			parameters: createParameters('charge', "={{ $json.identifier === 'GM-0404' ? 'GM-1002' : $json.identifier }}"),
+		} as INode;
+		const saved = buildWorkflow(engine, { nodes: [trigger, fixed], connections: chain([trigger, fixed]) });
+		const retried = await retryExecution(engine, saved, failed);
+		expect(retried.error()).toBeUndefined();
+		expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
+		expect(await ledgerOf('charge', [72_001, 72_002, 72_003])).toHaveLength(3);
+	});
+
+	it('Retry after the answer to a payout was lost and the node gave up creates it once', async () => {
+		const money = moneyNode({ parameters: createParameters('payout') as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		await sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+		const failed = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 73_001]), mode: 'trigger' });
+		expect(failed.error()).toBeDefined();
+		expect(await ledgerOf('payout', [73_001])).toHaveLength(1);
+
+		const retried = await retryExecution(engine, workflow, failed);
+		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'replayed' })]);
+		expect(await ledgerOf('payout', [73_001])).toHaveLength(1);
+	});
+
+	it('a node inside a loop pays identical rows of two batches twice, each under its own key', async () => {
+		const loop: INode = {
+			id: 'loop',
+			name: 'Loop Over Items',
+			type: 'n8n-nodes-base.splitInBatches',
+			typeVersion: 3,
+			position: [200, 0],
+			parameters: { batchSize: 1, options: {} },
+		};
+		const money = moneyNode({ parameters: createParameters('payout') as never });
+		const connections: IConnections = {
+			Start: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
+			[loop.name]: { main: [[], [{ node: money.name, type: 'main', index: 0 }]] },
+			[money.name]: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
+		};
+		const workflow = buildWorkflow(engine, { nodes: [trigger, loop, money], connections });
+		const result = await runWorkflow(engine, workflow, { items: rows(['GM-1003', 74_001], ['GM-1003', 74_001]) });
+		expect(result.error()).toBeUndefined();
+		const keys = [0, 1].map((runIndex) => result.output('Money', 0, runIndex)[0]?.json.idempotency_key);
+		expect(new Set(keys).size).toBe(2);
+		expect(await ledgerOf('payout', [74_001])).toHaveLength(2);
+	});
+
+	it('a new execution of the same workflow is a new payment without a Business Reference, the same one with it', async () => {
+		const money = moneyNode({ parameters: createParameters('payout') as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		await runWorkflow(engine, workflow, { items: rows(['GM-1002', 75_001]) });
+		await runWorkflow(engine, workflow, { items: rows(['GM-1002', 75_001]) });
+		expect(await ledgerOf('payout', [75_001])).toHaveLength(2);
+
+		const referenced = moneyNode({ parameters: { ...createParameters('payout'), businessReference: 'order-75002' } as never });
+		const second = buildWorkflow(engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
+		await runWorkflow(engine, second, { items: rows(['GM-1002', 75_002]) });
+		const again = await runWorkflow(engine, second, { items: rows(['GM-1002', 75_002]) });
+		expect(moneyItems(again)[0].outcome).toBe('replayed');
+		expect(await ledgerOf('payout', [75_002])).toHaveLength(1);
+	});
+
+	it('refuses a create without a Business Reference in production when the node requires one, before any request', async () => {
+		const parameters = { ...createParameters('payout'), options: { ...FAST, requireBusinessReference: true } };
+		const money = moneyNode({ parameters: parameters as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		const before = (await sb.control.counters()).requests.post_money_v1_payout ?? 0;
+		const result = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 76_001]), mode: 'trigger' });
+		expect(result.error()?.message).toContain('Business Reference');
+		expect((await sb.control.counters()).requests.post_money_v1_payout ?? 0).toBe(before);
+
+		const manual = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 76_002]), mode: 'manual' });
+		expect(manual.error()).toBeUndefined();
+	});
+});
