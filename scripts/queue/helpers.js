@@ -2,7 +2,6 @@
 /** Small helpers shared by the queue-mode scenarios. */
 
 const fs = require('node:fs');
-const http = require('node:http');
 const path = require('node:path');
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -18,24 +17,6 @@ async function postJson(url, body, { headers = {}, raw } = {}) {
 	});
 	const text = await res.text();
 	return { status: res.status, text };
-}
-
-/**
- * POST raw bytes on a new connection (as the sandbox's own webhook sender does), so two copies of
- * a delivery really travel side by side. Resolves the status, or 0 when no answer came.
- */
-function postOnNewConnection(url, headers, body, timeoutMs = 60_000) {
-	return new Promise((resolve) => {
-		const payload = Buffer.from(body, 'utf8');
-		const req = http.request(url, { method: 'POST', agent: false, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(payload.length) } }, (res) => {
-			res.resume();
-			res.on('end', () => resolve(res.statusCode || 0));
-			res.on('error', () => resolve(0));
-		});
-		req.setTimeout(timeoutMs, () => req.destroy());
-		req.on('error', () => resolve(0));
-		req.end(payload);
-	});
 }
 
 /** Every execution of a workflow, newest first (the public API serves at most 250 a page). */
@@ -147,4 +128,4 @@ function writeJson(file, value) {
 	fs.writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-module.exports = { REPO, sleep, postJson, postOnNewConnection, executionsOf, restCall, waitSettled, workerOfExecutions, overlaps, keyForReference, newPayouts, tally, rows, chunk, totalRequests, writeJson, UNFINISHED };
+module.exports = { REPO, sleep, postJson, executionsOf, restCall, waitSettled, workerOfExecutions, overlaps, keyForReference, newPayouts, tally, rows, chunk, totalRequests, writeJson, UNFINISHED };

@@ -1,7 +1,7 @@
 'use strict';
 /**
  * Scenario 3: webhooks through the webhook process. `events` signed events (the sandbox's own
- * signer, sandbox/webhooks.ts), each delivered twice at the same moment to the Money Trigger's
+ * sender, sandbox/webhooks.ts), each delivered twice at the same moment to the Money Trigger's
  * production URL on the `n8n webhook` process. Reported: executions, events run twice, events
  * lost. Asserted: every delivery answered 2xx, every event ran at least once, every run succeeded.
  */
@@ -12,9 +12,10 @@ const path = require('node:path');
 
 const h = require('./helpers');
 
-function sandboxSigner() {
+/** The sandbox's own sender: the body signed once (D1), POSTed `copies` times at once. */
+function sandboxSender() {
 	require('ts-node').register({ transpileOnly: true, project: path.join(h.REPO, 'tsconfig.json') });
-	return require(path.join(h.REPO, 'sandbox', 'webhooks.ts')).signWebhook;
+	return require(path.join(h.REPO, 'sandbox', 'webhooks.ts')).deliverCopies;
 }
 
 /** Run `fn` over `list` with at most `limit` in flight. */
@@ -31,7 +32,7 @@ async function pool(list, limit, fn) {
 
 async function duplicateDeliveries(ctx, { events = 1000, pairsInFlight = 10 }) {
 	const { control, api, info } = ctx;
-	const signWebhook = sandboxSigner();
+	const deliverCopies = sandboxSender();
 	const url = `${ctx.topology.webhookUrl}/webhook/${ctx.triggerWebhookId}/money`;
 	const target = { url, scheme: 'request-style', secret: info.webhookSecret };
 	const workflowId = ctx.ids.trigger;
@@ -52,8 +53,8 @@ async function duplicateDeliveries(ctx, { events = 1000, pairsInFlight = 10 }) {
 	const statuses = [];
 	const t0 = Date.now();
 	await pool(bodies, pairsInFlight, async (body) => {
-		const headers = signWebhook(target, body, Math.floor(Date.now() / 1000));
-		statuses.push(...(await Promise.all([0, 1].map(() => h.postOnNewConnection(url, headers, body)))));
+		const answers = await deliverCopies(target, body, 2, Math.floor(Date.now() / 1000));
+		statuses.push(...answers.map((status) => status ?? 0)); // 0: no answer
 	});
 	const deliverSeconds = (Date.now() - t0) / 1000;
 	const settledExecutions = await h.waitSettled(api, workflowId, { timeoutMs: 600_000, quietMs: 8_000 });
