@@ -147,6 +147,7 @@ async function main() {
 			} catch (err) {
 				failed++;
 				entry.error = oneLine(err);
+				if (err.report) entry.result = err.report;
 				say(`not ok - ${name}: ${oneLine(err)}`);
 			}
 			entry.seconds = Number(((Date.now() - started) / 1000).toFixed(1));

@@ -66,6 +66,9 @@ async function duplicateDeliveries(ctx, { events = 1000, pairsInFlight = 10 }) {
 	const ranTwice = [...perEvent.values()].filter((n) => n > 1).length;
 	const expectedIds = bodies.map((b) => JSON.parse(b).id);
 	const lost = expectedIds.filter((id) => !perEvent.has(id)).length;
+	// n8n's queue recovery on the leader marks an execution crashed when it finds it in Postgres but
+	// not (yet) in Redis; a worker then never runs it: the event is lost although it was answered 200.
+	const crashedBeforeStart = runs.filter((e) => e.status === 'crashed').length;
 	const report = {
 		events,
 		deliveries: statuses.length,
@@ -74,13 +77,19 @@ async function duplicateDeliveries(ctx, { events = 1000, pairsInFlight = 10 }) {
 		eventsRunTwice: ranTwice,
 		duplicateExecutions: runs.length - perEvent.size + (perEvent.has(undefined) ? 1 : 0),
 		eventsLost: lost,
+		executionsCrashedBeforeStart: crashedBeforeStart,
 		deliverSeconds,
 		seconds,
 	};
-	assert.ok(statuses.every((s) => s >= 200 && s < 300), `answers: ${JSON.stringify(report.answers)}`);
-	assert.equal(lost, 0, `${lost} events never ran`);
-	const failed = runs.filter((e) => e.status !== 'success');
-	assert.equal(failed.length, 0, `${failed.length} trigger executions did not succeed`);
+	try {
+		assert.ok(statuses.every((s) => s >= 200 && s < 300), `answers: ${JSON.stringify(report.answers)}`);
+		assert.equal(lost, 0, `${lost} events never ran (${crashedBeforeStart} executions marked crashed by n8n's queue recovery before a worker started them)`);
+		const failed = runs.filter((e) => e.status !== 'success');
+		assert.equal(failed.length, 0, `${failed.length} trigger executions did not succeed`);
+	} catch (error) {
+		error.report = report; // the figures are wanted also when the check fails
+		throw error;
+	}
 	return report;
 }
 
