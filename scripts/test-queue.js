@@ -35,12 +35,15 @@ const { workersVsOne } = require('./queue/throughput');
 const REPO = h.REPO;
 const OWNER = { email: 'queue-owner@example.com', password: 'Queue-owner-pass-1', firstName: 'Queue', lastName: 'Owner' };
 const CONCURRENCY = 5;
-/** Shorter Bull lock and queue-recovery periods than n8n's defaults (60 s, 30 s, 180 min), so a dead worker's execution is found in seconds. */
+/**
+ * Shorter Bull lock periods than n8n's defaults (60 s, 10 s, 30 s), so a dead worker's job is
+ * failed in seconds. The leader's queue recovery keeps its default (180 min): run more often, it
+ * marks `crashed` executions that are in Postgres but not yet in Redis, which a worker then skips.
+ */
 const KILL_TUNING = {
 	QUEUE_WORKER_LOCK_DURATION: '15000',
 	QUEUE_WORKER_LOCK_RENEW_TIME: '5000',
 	QUEUE_WORKER_STALLED_INTERVAL: '5000',
-	N8N_EXECUTIONS_QUEUE_RECOVERY_INTERVAL: '0.25',
 };
 
 /** Import the credential and the workflows, log in, activate the webhook-started workflows. */

@@ -71,7 +71,7 @@ async function killDuringRun(ctx, { withReference, total = 300, killAfter = 60 }
 		},
 		{ timeoutMs: 240_000, intervalMs: 1000 },
 	);
-	await h.sleep(16_000); // one queue-recovery period (15 s here): does the status change again?
+	await h.sleep(10_000); // two stalled-job checks: does the status change again?
 	const final = await api.getExecution(execution.id, true);
 	if (final.status !== settled.status) seen.push({ status: final.status, afterSeconds: Math.round((Date.now() - killedAt) / 1000) });
 	report.statusesAfterKill = seen;
