@@ -1,6 +1,6 @@
 'use strict';
 /**
- * Output shared by the runners of real-server checks (scripts/e2e.js, scripts/ui.js): lines
+ * Output shared by the runners of real-server checks (scripts/e2e.js, scripts/ui.js, scripts/test-queue.js): lines
  * `ok - name` / `not ok - name: reason`, and the totals line `N passed, N failed` last, also
  * appended to MONEY_TOTALS_FILE for .ci/run (as test/totals-reporter.js does for jest).
  */
@@ -13,7 +13,9 @@ function say(msg = '') {
 
 /** An error as one line (a reason after `not ok - name:`). */
 function oneLine(err, max = 1500) {
-	const msg = err && err.message ? err.message : String(err);
+	let msg = err && err.message ? err.message : String(err);
+	// fetch's "fetch failed" says why only in its cause.
+	if (err && err.cause) msg += ` (${err.cause.code || err.cause.message || err.cause})`;
 	return msg.replace(/\s*\n\s*/g, ' | ').slice(0, max);
 }
 

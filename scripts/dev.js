@@ -4,7 +4,8 @@
  * Quick start (`npm run dev`, after `npm run build`): the Money API sandbox plus a real n8n
  * with this pack loaded as a community package, a `Money API` credential pointing at the
  * sandbox and the example workflows of examples/ imported. Prints the editor URL and login.
- * Ctrl-C stops everything it started.
+ * Ctrl-C stops everything it started. `npm run dev -- --queue`: the same on n8n's queue mode
+ * (Postgres, Redis, main, two workers, webhook process; scripts/queue/dev-queue.js).
  *
  * Environment (all optional):
  *   N8N_PORT             editor port (default 5678)
@@ -32,6 +33,7 @@ function say(msg = '') {
 }
 
 async function main() {
+	if (process.argv.includes('--queue')) return require('./queue/dev-queue').run({ loadExamples, credential: CREDENTIAL, say });
 	const port = Number(process.env.N8N_PORT || 5678);
 	const dataDir = path.resolve(process.env.DEV_DATA_DIR || path.join(rt.cacheRoot(), 'dev'));
 	say(`Money quick start: installing or reusing Node 24 and n8n ${rt.N8N_VERSION} (cached; the first run takes ~5 min)...`);

@@ -44,8 +44,6 @@ const REPO = path.resolve(__dirname, '..');
 const CASE_FILES = ['cases.js', 'reruns.js', 'trigger-memory.js', 'poll-trigger.js'];
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
 
-
-
 async function main() {
 	const t0 = Date.now();
 	const caseModules = CASE_FILES.map((file) => require(path.join(REPO, 'test', 'e2e', file)));

@@ -488,7 +488,9 @@ function killGroup(child, signal) {
  * Start `n8n start` and wait until `GET /healthz/readiness` answers 200.
  * opts: userFolder (required), port (default: a free one), brokerPort (default: a free one),
  * owner {email, password, firstName, lastName}, encryptionKey, env (extra), logFile
- * (default $userFolder/n8n.log), readyTimeoutMs (default 180000), quiet.
+ * (default $userFolder/n8n.log), readyTimeoutMs (default 180000), quiet;
+ * for queue mode: command (default 'start'; 'worker', 'webhook'), args (e.g. ['--concurrency=5']),
+ * readyUrl (default `${url}/healthz/readiness`; a worker answers on QUEUE_HEALTH_CHECK_PORT).
  * Returns { url, port, brokerPort, process, env, logFile, stop(), logs(), cli(args, opts) }.
  */
 async function startN8n(opts = {}) {
@@ -503,7 +505,7 @@ async function startN8n(opts = {}) {
 	const fd = fs.openSync(logFile, 'a');
 	const logOffset = fs.fstatSync(fd).size; // the log is appended to: look for readyLogLine after this run's start only
 	const started = Date.now();
-	const child = spawn(nodeBin, [n8nBin, 'start'], {
+	const child = spawn(nodeBin, [n8nBin, opts.command || 'start', ...(opts.args || [])], {
 		cwd: opts.userFolder,
 		env,
 		stdio: ['ignore', fd, fd],
@@ -559,14 +561,15 @@ async function startN8n(opts = {}) {
 		/** Run an n8n CLI command against this server's database and settings. */
 		cli: (args, cliOpts = {}) => n8nCli(args, { ...cliOpts, env: { ...env, ...(cliOpts.env || {}) } }),
 	};
-	if (!opts.quiet) log(`starting n8n ${N8N_VERSION} on ${url} (log: ${logFile}); waiting for /healthz/readiness${N8N_PROFILE.readyLogLine ? ` and "${N8N_PROFILE.readyLogLine}"` : ''}...`);
+	const readyUrl = opts.readyUrl || `${url}/healthz/readiness`;
+	if (!opts.quiet) log(`starting n8n ${N8N_VERSION} ${opts.command || 'start'} on ${url} (log: ${logFile}); waiting for ${readyUrl}${N8N_PROFILE.readyLogLine ? ` and "${N8N_PROFILE.readyLogLine}"` : ''}...`);
 	const deadline = started + (opts.readyTimeoutMs || 180_000);
 	for (;;) {
 		if (exited) {
 			throw new Error(`n8n exited before it was ready (code ${exited.code}, signal ${exited.signal}); log tail:\n${tailFile(logFile, 40)}`);
 		}
 		try {
-			const res = await fetch(`${url}/healthz/readiness`, { signal: AbortSignal.timeout(2000) });
+			const res = await fetch(readyUrl, { signal: AbortSignal.timeout(2000) });
 			if (res.status === 200 && (!N8N_PROFILE.readyLogLine || handle.logs().slice(logOffset).includes(N8N_PROFILE.readyLogLine))) break;
 		} catch {
 			/* not listening yet */

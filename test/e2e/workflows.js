@@ -177,4 +177,4 @@ function webhookIdFor(name) {
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-module.exports = { PACK, TYPES, CREDENTIAL_TYPE, CREDENTIAL, node, money, moneyTriggerParams, MONEY_TRIGGER_PATH, chain, webhookIdFor };
+module.exports = { PACK, TYPES, CREDENTIAL_TYPE, CREDENTIAL, credentialRef, node, money, moneyTriggerParams, MONEY_TRIGGER_PATH, chain, webhookIdFor };

@@ -1,0 +1,188 @@
+#!/usr/bin/env node
+'use strict';
+/**
+ * Queue-mode tier (`npm run test:queue`): the built pack on n8n 2.41's distributed engine, on
+ * loopback. Postgres 15 + Redis 7 (Debian packages, installed when missing), one main, two
+ * workers, one webhook process (scripts/queue/topology.js), and the Money API sandbox; then the
+ * scenarios of scripts/queue/scenario-*.js, each printed `ok - name` / `not ok - name: reason`,
+ * and `N passed, N failed` last (also appended to MONEY_TOTALS_FILE for .ci/run).
+ *
+ * Figures (time and memory per scenario, executions and duplicates of the webhook scenario,
+ * token requests, payouts per minute on two workers vs one) go to bench/results/queue.json.
+ *
+ * Environment: QUEUE_ONLY=substring (run matching checks only; the poll check always runs
+ * alongside), QUEUE_KEEP=1 (keep the temp folder with every log; kept on failure),
+ * QUEUE_EVENTS (webhook scenario size, default 1000), QUEUE_BENCH_ROUNDS (default 2; 0 skips),
+ * MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n-runtime.js).
+ */
+
+const fs = require('node:fs');
+const path = require('node:path');
+
+const rt = require('./n8n-runtime');
+const { moneyCredentialData } = require('./sandbox-process');
+const { say, oneLine, report, runMain } = require('./check-output');
+const services = require('./queue/services');
+const topologyOf = require('./queue/topology');
+const wf = require('./queue/workflows');
+const h = require('./queue/helpers');
+const { faultyRun } = require('./queue/scenario-payouts');
+const { killDuringRun } = require('./queue/scenario-kill');
+const { duplicateDeliveries } = require('./queue/scenario-webhooks');
+const { pollOnLeader } = require('./queue/scenario-poll');
+const { workersVsOne } = require('./queue/throughput');
+
+const REPO = h.REPO;
+const OWNER = { email: 'queue-owner@example.com', password: 'Queue-owner-pass-1', firstName: 'Queue', lastName: 'Owner' };
+const CONCURRENCY = 5;
+/**
+ * Shorter Bull lock periods than n8n's defaults (60 s, 10 s, 30 s), so a dead worker's job is
+ * failed in seconds. The leader's queue recovery keeps its default (180 min): run more often, it
+ * marks `crashed` executions that are in Postgres but not yet in Redis, which a worker then skips.
+ */
+const KILL_TUNING = {
+	QUEUE_WORKER_LOCK_DURATION: '15000',
+	QUEUE_WORKER_LOCK_RENEW_TIME: '5000',
+	QUEUE_WORKER_STALLED_INTERVAL: '5000',
+};
+
+/** Import the credential and the workflows, log in, activate the webhook-started workflows. */
+async function prepare(topology, log) {
+	const { main, sandbox } = topology;
+	const { CREDENTIAL, CREDENTIAL_TYPE } = require(path.join(REPO, 'test', 'e2e', 'workflows.js'));
+	const ids = { payoutsRef: 'queuePayoutsRef', payoutsDefault: 'queuePayoutsDefault', trigger: 'queueMoneyTrigger', poll: 'queueMoneyPoll' };
+	const paths = { payoutsRef: 'queue-payouts-ref', payoutsDefault: 'queue-payouts-default' };
+	const trigger = wf.moneyTrigger(ids.trigger);
+	const workflows = [
+		wf.payoutBatch(ids.payoutsRef, paths.payoutsRef, { withReference: true }),
+		wf.payoutBatch(ids.payoutsDefault, paths.payoutsDefault, { withReference: false }),
+		trigger.workflow,
+		wf.pollTrigger(ids.poll),
+	];
+	const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialData(sandbox.info) };
+	await rt.importJson('import:credentials', [cred], { env: main.env });
+	await rt.importJson('import:workflow', workflows, { env: main.env });
+	const session = await rt.login(main.url, OWNER.email, OWNER.password);
+	const api = rt.publicApi(main.url, await rt.createApiKey(session, { label: 'queue' }));
+	for (const id of [ids.payoutsRef, ids.payoutsDefault, ids.trigger]) await api.activateWorkflow(id);
+	// Thousands of payouts in minutes: far over the default 20 per 5 minutes.
+	await sandbox.control.updateClient(sandbox.info.clientId, { limits: { velocityLimit: 1_000_000 } });
+	await sandbox.control.resetCounters();
+	log(`imported the credential and ${workflows.length} workflows; activated the payout and trigger workflows`);
+	return { ids, paths, session, api, triggerWebhookId: trigger.webhookId };
+}
+
+async function main() {
+	const t0 = Date.now();
+	const packDir = process.env.MONEY_PACK_DIR ? path.resolve(process.env.MONEY_PACK_DIR) : REPO;
+	if (!fs.existsSync(path.join(packDir, 'dist'))) throw new Error(`${packDir}/dist is missing: run \`npm run build\` first`);
+	say('# installing or reusing Node 24, n8n, postgresql and redis-server...');
+	let t = Date.now();
+	rt.ensureN8n();
+	const n8nInstallSeconds = (Date.now() - t) / 1000;
+	const packageInstallSeconds = services.ensurePackages();
+	const testStart = Date.now();
+	const baseDir = services.makeBaseDir();
+	const figures = { date: new Date().toISOString(), n8n: rt.N8N_VERSION, machine: `${require('node:os').cpus().length} cores`, installSeconds: { n8n: n8nInstallSeconds, debianPackages: packageInstallSeconds }, scenarios: {} };
+	let passed = 0;
+	let failed = 0;
+	let keep = process.env.QUEUE_KEEP === '1';
+	let topology = null;
+	const stopAll = async () => {
+		if (topology) await topology.stop();
+	};
+	process.once('SIGINT', () => {
+		say('# interrupted; stopping everything');
+		stopAll().finally(() => process.exit(130));
+	});
+	try {
+		topology = await topologyOf.start({ baseDir, packDir, owner: OWNER, workers: 2, concurrency: CONCURRENCY, tuning: KILL_TUNING, log: (m) => say(`# ${m}`) });
+		figures.startSeconds = topology.timings;
+		const prepared = await prepare(topology, (m) => say(`# ${m}`));
+		const ctx = { ...prepared, topology, control: topology.sandbox.control, info: topology.sandbox.info, output: rt.nodeOutput, error: rt.executionError, concurrency: CONCURRENCY, log: (m) => say(`# ${m}`) };
+		figures.memoryMbAfterStart = topologyOf.memory(topology);
+
+		const poll = pollOnLeader(ctx).then(
+			(value) => ({ value }),
+			(error) => ({ error }),
+		);
+		const events = Number(process.env.QUEUE_EVENTS || 1000);
+		const checks = [
+			['1,000 payouts over both workers under drops, 503s and token revocations, keyed by Business Reference', () => faultyRun(ctx, { withReference: true })],
+			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],
+			['a worker killed mid-run: n8n fails the execution, its Retry pays nothing twice, a re-send pays each Business Reference once', () => killDuringRun(ctx, { withReference: true })],
+			['a worker killed mid-run, default key: the Retry pays nothing twice (what a re-send does is reported)', () => killDuringRun(ctx, { withReference: false })],
+			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
+			['the poll trigger runs on the leader only and emits each final charge once', async () => {
+				const outcome = await poll;
+				if (outcome.error) throw outcome.error;
+				return outcome.value;
+			}],
+			['token requests over the whole run: no refresh storm', async () => {
+				const total = (await ctx.control.counters()).tokenRequests;
+				const revoking = Object.values(figures.scenarios).map((v) => v.result).filter((r) => r && r.revocations);
+				const duringRevocations = revoking.reduce((sum, r) => sum + r.tokenRequests, 0);
+				const revocations = revoking.reduce((sum, r) => sum + r.revocations, 0);
+				const report = {
+					tokenRequestsTotal: total,
+					duringRevocationRuns: duringRevocations,
+					revocations,
+					perRevocation: revocations ? Number((duringRevocations / revocations).toFixed(1)) : null,
+					outsideRevocationRuns: total - duringRevocations,
+					executionsInFlightMax: 2 * CONCURRENCY,
+				};
+				// Outside the revocation runs the saved token is reused: a new token only where executions
+				// in flight found the last revoked one (once each), never one per item.
+				if (report.outsideRevocationRuns > 2 * report.executionsInFlightMax) throw new Error(`token requests: ${JSON.stringify(report)}`);
+				return report;
+			}],
+		];
+		const only = process.env.QUEUE_ONLY;
+		for (const [name, fn] of checks) {
+			if (only && !name.includes(only) && !name.startsWith('the poll trigger')) continue;
+			const started = Date.now();
+			const entry = { seconds: 0 };
+			figures.scenarios[name] = entry;
+			try {
+				entry.result = await fn();
+				passed++;
+				say(`ok - ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+			} catch (err) {
+				failed++;
+				entry.error = oneLine(err);
+				if (err.report) entry.result = err.report;
+				say(`not ok - ${name}: ${oneLine(err)}`);
+			}
+			entry.seconds = Number(((Date.now() - started) / 1000).toFixed(1));
+			entry.memoryMb = topologyOf.memory(topology);
+			if (entry.result) say(`#   ${JSON.stringify(entry.result)}`);
+		}
+		const rounds = Number(process.env.QUEUE_BENCH_ROUNDS ?? 2);
+		if (rounds > 0 && !only) {
+			const started = Date.now();
+			try {
+				figures.throughput = await workersVsOne(ctx, { rounds });
+				figures.throughput.seconds = Number(((Date.now() - started) / 1000).toFixed(1));
+				say(`# payouts per minute, two workers vs one: ${JSON.stringify(figures.throughput.ratioTwoVsOne)}`);
+			} catch (err) {
+				say(`# throughput measurement failed: ${oneLine(err)}`);
+				figures.throughput = { error: oneLine(err) };
+			}
+		}
+	} catch (err) {
+		failed++;
+		say(`not ok - setup: ${oneLine(err)}`);
+	} finally {
+		await stopAll();
+	}
+	figures.totalSeconds = Number(((Date.now() - testStart) / 1000).toFixed(1));
+	if (!process.env.QUEUE_ONLY) h.writeJson(path.join(REPO, 'bench', 'results', 'queue.json'), figures);
+	if (failed > 0) keep = true;
+	if (keep) say(`# logs kept: ${baseDir} (main/, worker*/, webhook/ n8n.log; postgres.log, redis.log, sandbox.log)`);
+	else fs.rmSync(baseDir, { recursive: true, force: true });
+	say(`# total ${((Date.now() - t0) / 1000).toFixed(1)} s (${figures.totalSeconds} s without installs)`);
+	report(passed, failed);
+	return failed === 0 ? 0 : 1;
+}
+
+runMain(main);
