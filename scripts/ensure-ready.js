@@ -71,4 +71,6 @@ function main() {
 	return 0;
 }
 
-process.exitCode = main();
+module.exports = { npmCommand };
+
+if (require.main === module) process.exitCode = main();
