@@ -56,15 +56,14 @@ function main() {
 	say(`[ensure-ready] ${reason}: running npm ci to install the dev dependencies (about 1-3 min the first time; waiting for npm)...`);
 	const started = Date.now();
 	const npm = npmCommand();
-	// --include=dev: the tools are dev dependencies, also when NODE_ENV=production is set.
-	const res = spawnSync(npm.file, [...npm.args, 'ci', '--include=dev'], { cwd: REPO, stdio: 'inherit' });
+	const res = spawnSync(npm.file, [...npm.args, 'ci'], { cwd: REPO, stdio: 'inherit' });
 	if (res.status !== 0) {
 		say(`[ensure-ready] npm ci failed (exit ${res.status ?? res.signal}); see its output above`);
 		return res.status || 1;
 	}
 	const still = staleReason();
 	if (still) {
-		say(`[ensure-ready] after npm ci, ${still}`);
+		say(`[ensure-ready] after npm ci, ${still} (with NODE_ENV=production or omit=dev npm leaves out the dev dependencies these scripts need)`);
 		return 1;
 	}
 	say(`[ensure-ready] dependencies installed in ${((Date.now() - started) / 1000).toFixed(0)} s`);

@@ -26,6 +26,7 @@ const { spawnSync } = require('node:child_process');
 const { createRequire } = require('node:module');
 const { pathToFileURL } = require('node:url');
 const { npmCommand } = require('./ensure-ready');
+const { say, createChecks } = require('./check-results');
 
 const REPO = path.resolve(__dirname, '..');
 const SCANNER_PACKAGE = '@n8n/scan-community-package';
@@ -33,21 +34,7 @@ const SCANNER_PACKAGE = '@n8n/scan-community-package';
 const PACKED_FILE_PATTERNS = ['**/*.js', 'package.json'];
 const PACKED_TOP_LEVEL = ['LICENSE', 'README.md', 'dist', 'package.json'];
 
-const results = { passed: 0, failed: 0 };
-
-function say(msg) {
-	process.stdout.write(`${msg}\n`);
-}
-
-function check(name, problems) {
-	if (problems.length === 0) {
-		results.passed++;
-		say(`ok - ${name}`);
-	} else {
-		results.failed++;
-		say(`not ok - ${name}: ${problems.join('; ')}`);
-	}
-}
+const { check, report } = createChecks();
 
 /** `npm pack` into `folder`; returns npm's JSON description of the tarball. */
 function pack(folder) {
@@ -136,14 +123,6 @@ async function main() {
 	} finally {
 		fs.rmSync(work, { recursive: true, force: true });
 	}
-}
-
-function report() {
-	say(`${results.passed} passed, ${results.failed} failed`);
-	if (process.env.MONEY_TOTALS_FILE) {
-		fs.appendFileSync(process.env.MONEY_TOTALS_FILE, `${JSON.stringify({ ...results, skipped: 0 })}\n`);
-	}
-	return results.failed === 0 ? 0 : 1;
 }
 
 main().then(
