@@ -20,21 +20,21 @@ function say(msg) {
 	process.stdout.write(`${msg}\n`);
 }
 
-function installedVersion(folder) {
+function installedVersion(repo, folder) {
 	try {
-		return JSON.parse(fs.readFileSync(path.join(REPO, folder, 'package.json'), 'utf8')).version;
+		return JSON.parse(fs.readFileSync(path.join(repo, folder, 'package.json'), 'utf8')).version;
 	} catch {
 		return undefined;
 	}
 }
 
-/** Why node_modules does not match package-lock.json, or null when it does. */
-function staleReason() {
-	if (!fs.existsSync(path.join(REPO, 'node_modules'))) return 'node_modules is missing';
-	const lock = JSON.parse(fs.readFileSync(path.join(REPO, 'package-lock.json'), 'utf8'));
+/** Why `repo`'s node_modules does not match its package-lock.json, or null when it does. */
+function staleReason(repo = REPO) {
+	if (!fs.existsSync(path.join(repo, 'node_modules'))) return 'node_modules is missing';
+	const lock = JSON.parse(fs.readFileSync(path.join(repo, 'package-lock.json'), 'utf8'));
 	for (const [folder, entry] of Object.entries(lock.packages || {})) {
 		if (!folder.startsWith('node_modules/') || entry.link) continue;
-		const version = installedVersion(folder);
+		const version = installedVersion(repo, folder);
 		// Optional packages for other platforms (and those the registry lacks) are never installed.
 		if (version === undefined && entry.optional) continue;
 		if (version === undefined) return `${folder} is missing`;
@@ -70,6 +70,6 @@ function main() {
 	return 0;
 }
 
-module.exports = { npmCommand };
+module.exports = { npmCommand, staleReason };
 
 if (require.main === module) process.exitCode = main();
