@@ -53,7 +53,7 @@ function npmCommand() {
 function main() {
 	const reason = staleReason();
 	if (!reason) return 0;
-	say(`[ensure-ready] ${reason}: running npm ci to install the dev dependencies (about 1-3 min the first time; waiting for npm)...`);
+	say(`[ensure-ready] ${reason}: running npm ci to install the dev dependencies (a few minutes the first time; waiting for npm)...`);
 	const started = Date.now();
 	const npm = npmCommand();
 	const res = spawnSync(npm.file, [...npm.args, 'ci'], { cwd: REPO, stdio: 'inherit' });
