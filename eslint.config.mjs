@@ -3,6 +3,8 @@ import tseslint from 'typescript-eslint';
 
 const packCode = ['nodes/**/*.ts', 'credentials/**/*.ts'];
 const devToolCode = ['sandbox/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'];
+// scripts/, the JavaScript tests' runners and the tool configs: plain Node.js, CommonJS or ESM.
+const javaScript = ['**/*.js', '**/*.mjs'];
 
 // n8n's community-node rules (and eslint-plugin-n8n-nodes-base) govern the code n8n loads and
 // package.json; the sandbox, tests and benchmarks are repository tools and get plain TypeScript rules.
@@ -11,14 +13,16 @@ const scopedCommunityConfig = communityNodeConfig.map((block) =>
 );
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**', '**/*.js', '**/*.mjs'] },
+	{ ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'bench/results/**'] },
 	...scopedCommunityConfig,
-	...tseslint.configs.recommended.map((block) => ({ ...block, files: devToolCode })),
+	...tseslint.configs.recommended.map((block) => ({ ...block, files: [...devToolCode, ...javaScript] })),
 	{
-		files: devToolCode,
+		files: [...devToolCode, ...javaScript],
 		rules: {
 			'@typescript-eslint/no-explicit-any': 'off',
 			'@typescript-eslint/no-require-imports': 'off',
+			// `const { dropped, ...kept } = obj` is how the scripts leave fields out.
+			'@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
 		},
 	},
 ];

@@ -909,7 +909,7 @@ function processTreeRssKb(pid) {
  */
 async function selfTest({ keep = false } = {}) {
 	const t0 = Date.now();
-	const rt = ensureN8n();
+	ensureN8n();
 	const tInstall = Date.now() - t0;
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-n8n-selftest-'));
 	const owner = { email: 'selftest@example.com', password: 'Selftest-pass-1', firstName: 'Self', lastName: 'Test' };

@@ -65,7 +65,7 @@ async function startSandbox(opts = {}) {
 				child.stdout.on('data', onData);
 				try {
 					resolve(JSON.parse(line.slice('sandbox ready '.length)));
-				} catch (e) {
+				} catch {
 					reject(new Error(`sandbox ready line is not JSON: ${line.slice(0, 300)}`));
 				}
 			}
