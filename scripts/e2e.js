@@ -122,7 +122,8 @@ async function main() {
 		};
 		const built = caseModules.map((module) => module.build(ctx));
 		const workflows = built.flatMap((part) => part.workflows);
-		const checks = built.flatMap((part) => part.checks);
+		const allChecks = built.flatMap((part) => part.checks);
+		const checks = [...allChecks.filter((check) => !check.runLast), ...allChecks.filter((check) => check.runLast)];
 		const credentials = built.flatMap((part) => part.credentials || []);
 		if (credentials.length > 0) await rt.importJson('import:credentials', credentials, { env: n8n.env });
 		await rt.importJson('import:workflow', workflows, { env: n8n.env });

@@ -288,8 +288,11 @@ function build(ctx) {
 				assert.equal(counters.tokenRequests, credentials, `token requested ${counters.tokenRequests} times for ${credentials} credentials`);
 			},
 		},
-		// After the token check: n8n fetches a fresh token for every credential test.
+		// After the token check: n8n fetches a fresh token for every credential test. Last of all
+		// checks (runLast): n8n 1.x stores what a test of a preAuthentication credential returns, so
+		// the test with a wrong HMAC secret leaves the stored credential with that secret.
 		{
+			runLast: true,
 			name: "the credential's Test passes, and fails with a wrong HMAC secret",
 			async fn() {
 				const { moneyCredentialData } = require('../../scripts/sandbox-process');
