@@ -14,6 +14,8 @@ const crypto = require('node:crypto');
 const rt = require('./n8n-runtime');
 const { startSandbox, moneyCredentialData } = require('./sandbox-process');
 
+const QUICK_START_VELOCITY = { velocityLimit: 20, velocityWindowSeconds: 10 };
+
 const REPO = path.resolve(__dirname, '..');
 const CREDENTIAL = { id: 'devMoneySandbox00001', name: 'Money API (sandbox)' };
 const MONEY_TRIGGER_TYPE = 'n8n-nodes-money.moneyTrigger';
@@ -124,9 +126,14 @@ async function startQuickStart(opts) {
 				.then((h) => (running.n8n = h)),
 		]);
 		const { n8n, sandbox } = running;
+		// The spec's payout velocity (20 per 5 minutes) would make the 60-row example take 10 minutes;
+		// the quick start's sandbox allows 20 per 10 s, and its credential says so, so the example's
+		// pacing shows in half a minute.
+		const client = await sandbox.control.getClient(sandbox.info.clientId);
+		await sandbox.control.updateClient(sandbox.info.clientId, { limits: { ...client.limits, ...QUICK_START_VELOCITY } });
 		await rt.importJson(
 			'import:credentials',
-			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: 'moneyApi', data: moneyCredentialData(sandbox.info) }],
+			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: 'moneyApi', data: { ...moneyCredentialData(sandbox.info), ...QUICK_START_VELOCITY } }],
 			{ env: n8n.env },
 		);
 		const examples = loadExamples(path.resolve(opts.examplesDir || path.join(REPO, 'examples')), say);
