@@ -21,6 +21,9 @@ const path = require('node:path');
 
 const rt = require('./n8n-runtime');
 const { moneyCredentialData } = require('./sandbox-process');
+
+/** The sandbox's payout velocity is raised for this tier, and the credential says so: the Money node paces payout runs to the credential's limit. */
+const QUEUE_VELOCITY_LIMIT = 1_000_000;
 const { say, oneLine, report, runMain } = require('./check-output');
 const services = require('./queue/services');
 const topologyOf = require('./queue/topology');
@@ -59,14 +62,14 @@ async function prepare(topology, log) {
 		trigger.workflow,
 		wf.pollTrigger(ids.poll),
 	];
-	const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialData(sandbox.info) };
+	const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: { ...moneyCredentialData(sandbox.info), velocityLimit: QUEUE_VELOCITY_LIMIT } };
 	await rt.importJson('import:credentials', [cred], { env: main.env });
 	await rt.importJson('import:workflow', workflows, { env: main.env });
 	const session = await rt.login(main.url, OWNER.email, OWNER.password);
 	const api = rt.publicApi(main.url, await rt.createApiKey(session, { label: 'queue' }));
 	for (const id of [ids.payoutsRef, ids.payoutsDefault, ids.trigger]) await api.activateWorkflow(id);
 	// Thousands of payouts in minutes: far over the default 20 per 5 minutes.
-	await sandbox.control.updateClient(sandbox.info.clientId, { limits: { velocityLimit: 1_000_000 } });
+	await sandbox.control.updateClient(sandbox.info.clientId, { limits: { velocityLimit: QUEUE_VELOCITY_LIMIT } });
 	await sandbox.control.resetCounters();
 	log(`imported the credential and ${workflows.length} workflows; activated the payout and trigger workflows`);
 	return { ids, paths, session, api, triggerWebhookId: trigger.webhookId };
