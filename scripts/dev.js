@@ -26,14 +26,14 @@
 const path = require('node:path');
 
 const rt = require('./n8n-runtime');
-const { startQuickStart } = require('./quick-start');
+const { startQuickStart, loadExamples, CREDENTIAL } = require('./quick-start');
 
 function say(msg = '') {
 	process.stdout.write(`${msg}\n`);
 }
 
 async function main() {
-	if (process.argv.includes('--queue')) return require('./queue/dev-queue').run({ loadExamples, credential: CREDENTIAL, say });
+	if (process.argv.includes('--queue')) return require('./queue/dev-queue').run({ loadExamples: () => loadExamples(path.resolve(__dirname, '..', 'examples'), say), credential: CREDENTIAL, say });
 	const port = Number(process.env.N8N_PORT || 5678);
 	const dataDir = path.resolve(process.env.DEV_DATA_DIR || path.join(rt.cacheRoot(), 'dev'));
 	say(`Money quick start: installing or reusing Node 24 and n8n ${rt.N8N_VERSION} (cached; the first run takes ~5 min)...`);

@@ -152,4 +152,4 @@ async function startQuickStart(opts) {
 	}
 }
 
-module.exports = { startQuickStart, CREDENTIAL };
+module.exports = { startQuickStart, loadExamples, CREDENTIAL };
