@@ -80,7 +80,7 @@ async function main() {
 	const packDir = process.env.MONEY_PACK_DIR ? path.resolve(process.env.MONEY_PACK_DIR) : REPO;
 	if (!fs.existsSync(path.join(packDir, 'dist'))) throw new Error(`${packDir}/dist is missing: run \`npm run build\` first`);
 	say('# installing or reusing Node 24, n8n, postgresql and redis-server...');
-	let t = Date.now();
+	const t = Date.now();
 	rt.ensureN8n();
 	const n8nInstallSeconds = (Date.now() - t) / 1000;
 	const packageInstallSeconds = services.ensurePackages();
