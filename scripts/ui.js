@@ -66,18 +66,6 @@ function ensureChromium() {
 	return CHROMIUM;
 }
 
-/** The first locator of the list that becomes visible (UI details differ between n8n versions). */
-async function firstVisible(locators, timeoutMs = STEP_TIMEOUT_MS) {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		for (const locator of locators) {
-			if (await locator.first().isVisible().catch(() => false)) return locator.first();
-		}
-		if (Date.now() > deadline) throw new Error(`none of ${locators.map(String).join(', ')} appeared in ${timeoutMs / 1000} s`);
-		await new Promise((r) => setTimeout(r, 200));
-	}
-}
-
 function buildChecks(ctx) {
 	const { page, url, examples } = ctx;
 	const byFile = (file) => examples.find((e) => path.basename(e.file) === file);
