@@ -1,8 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { explainFailure, moneyApiError, redactFailure } from '../../nodes/shared/errors';
-import { failureFromResponse, failureFromThrown } from '../../nodes/shared/transport';
+import { explainFailure, moneyApiError, redactFailure } from '../../nodes/transport/errors';
+import { failureFromResponse, failureFromThrown } from '../../nodes/transport/failures';
 
 const node: INode = {
 	id: 'n1',

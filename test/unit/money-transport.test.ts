@@ -1,13 +1,7 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
-import {
-	isRetryableStatus,
-	moneyApiListAll,
-	moneyApiRequest,
-	parseRetryAfter,
-	pauseUnlessCancelled,
-	retryDelayMs,
-} from '../../nodes/shared/transport';
+import { isRetryableStatus, parseRetryAfter, pauseUnlessCancelled, retryDelayMs } from '../../nodes/transport/retry';
+import { moneyApiListAll, moneyApiRequest } from '../../nodes/transport/request';
 
 const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
 

@@ -1,16 +1,8 @@
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { MoneyApi, tokenEndpointOf } from '../../credentials/MoneyApi.credentials';
-import {
-	canonicalRequestString,
-	computeBodyHmacSignature,
-	computeRequestSignature,
-	EMPTY_BODY_STRING,
-	hashBody,
-	hexSignaturesEqual,
-	isTimestampFresh,
-} from '../../nodes/shared/signature';
-import { serializeQuery, signedPathOf } from '../../nodes/shared/signRequest';
+import { canonicalRequestString, computeBodyHmacSignature, computeRequestSignature, EMPTY_BODY_STRING, hashBody, hexSignaturesEqual, isTimestampFresh } from '../../credentials/signing/signature';
+import { serializeQuery, signedPathOf } from '../../credentials/signing/signRequest';
 
 /*
  * Expected values were computed outside this code base, from the recipe in docs/signing.md, with

@@ -2,24 +2,12 @@ import { createHmac } from 'node:crypto';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	buildEventItem,
-	eventMemoryOf,
-	forgetEventId,
-	hasSeenEventId,
-	judgeTransition,
-	lastKnownStatus,
-	parseWebhookEvent,
-	passesFilters,
-	rememberEventId,
-	EVENT_ID_REPLAY_WINDOW_SECONDS,
-	EVENT_ID_RETENTION_SECONDS,
-	rememberStatus,
-	signedPathCandidates,
-	singleHeader,
-	verifyWebhookSignature,
-	type VerificationInput,
-} from '../../nodes/shared/events';
+import { buildEventItem } from '../../nodes/events/item';
+import { eventMemoryOf, forgetEventId, hasSeenEventId, lastKnownStatus, rememberEventId, EVENT_ID_REPLAY_WINDOW_SECONDS, EVENT_ID_RETENTION_SECONDS, rememberStatus } from '../../nodes/events/memory';
+import { judgeTransition } from '../../nodes/events/statusOrder';
+import { parseWebhookEvent } from '../../nodes/events/parse';
+import { passesFilters } from '../../nodes/events/filters';
+import { signedPathCandidates, singleHeader, verifyWebhookSignature, type VerificationInput } from '../../nodes/events/verification';
 
 /*
  * Signatures here are computed with node:crypto straight from the text of docs/decisions.md#d1, not with the

@@ -1,5 +1,5 @@
 import { readRecord, type RecordFields, valueAt } from '../../../nodes/Money/helpers/reconcile/records';
-import { CHARGE_STATUSES } from '../../../nodes/shared/constants';
+import { CHARGE_STATUSES } from '../../../nodes/api/values';
 
 const fields = (overrides: Partial<RecordFields> = {}): RecordFields => ({
 	reference: '',

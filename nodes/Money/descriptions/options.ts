@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+/** Options and parameters every operation of the Money node may carry: retries, Simplify, Concurrency. */
+
 export const retryOptions: INodeProperties[] = [
 	{
 		displayName: 'Max Retries',
@@ -53,20 +55,8 @@ export const readOptions = (withConcurrency: boolean): INodeProperties[] => [
 	simplifyOption,
 ];
 
-export function optionsCollection(
-	resource: string[],
-	operation: string[],
-	options: INodeProperties[],
-): INodeProperties {
-	return {
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		displayOptions: { show: { resource, operation } },
-		options,
-	};
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
+	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add option', default: {}, options };
 }
 
 /** Options of a collection listed alphabetically, as n8n's own nodes list them. */

@@ -1,7 +1,7 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { TIMESTAMP_TOLERANCE_SECONDS } from './constants';
+import { TIMESTAMP_TOLERANCE_SECONDS } from '../../credentials/signing/signature';
 
 /**
  * What the node keeps of a failed call: the status, the API's error envelope and the few headers

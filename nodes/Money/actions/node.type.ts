@@ -1,9 +1,24 @@
-import type { ICredentialDataDecryptedObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	AllEntities,
+	ICredentialDataDecryptedObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 
-import type { RetryPolicy } from '../../shared/transport';
+import type { RetryPolicy } from '../../transport/retry';
 import type { CreateRun } from '../helpers/createRun';
 
-export type MoneyResource = 'account' | 'charge' | 'payout' | 'transaction';
+/** Every resource of the Money node with its operations; the router is checked against it. */
+type MoneyMap = {
+	account: 'get';
+	charge: 'create' | 'get' | 'getAll' | 'reconcile';
+	payout: 'create' | 'get' | 'getAll' | 'reconcile';
+	transaction: 'get';
+};
+
+export type MoneyType = AllEntities<MoneyMap>;
+export type MoneyNodeResource = MoneyType['resource'];
 
 export interface CallSettings {
 	retry: RetryPolicy;
