@@ -13,6 +13,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 
 /** The merchant profile and its primary wallet. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
-	const account = withoutEnvelopeFlags(await readOne.call(this, ROUTES.account, itemIndex, context));
-	return [{ json: context.callSettings(itemIndex).simplify ? simplifyAccount(account) : account, pairedItem: { item: itemIndex } }];
+	const settings = context.callSettings(itemIndex);
+	const account = withoutEnvelopeFlags(await readOne.call(this, ROUTES.account, itemIndex, settings));
+	return [{ json: settings.simplify ? simplifyAccount(account) : account, pairedItem: { item: itemIndex } }];
 }

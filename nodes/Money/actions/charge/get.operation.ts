@@ -22,7 +22,8 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 /** One charge by its reference: the API's envelope, or its simplified form. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
 	const reference = requiredReference.call(this, { name: 'reference', displayName: 'Reference', field: 'reference' }, itemIndex);
-	const response = await readOne.call(this, itemRoute('charge', reference), itemIndex, context);
+	const settings = context.callSettings(itemIndex);
+	const response = await readOne.call(this, itemRoute('charge', reference), itemIndex, settings);
 	const envelope = (response.data as IDataObject | undefined) ?? response;
-	return [{ json: context.callSettings(itemIndex).simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }];
+	return [{ json: settings.simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }];
 }

@@ -22,6 +22,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 /** The details of one transaction the merchant is party to, by payment ID or unique ID. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
 	const transactionId = requiredReference.call(this, { name: 'transactionId', displayName: 'Transaction ID', field: 'id' }, itemIndex);
-	const details = withoutEnvelopeFlags(await readOne.call(this, itemRoute('transactionDetails', transactionId), itemIndex, context));
-	return [{ json: context.callSettings(itemIndex).simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
+	const settings = context.callSettings(itemIndex);
+	const details = withoutEnvelopeFlags(await readOne.call(this, itemRoute('transactionDetails', transactionId), itemIndex, settings));
+	return [{ json: settings.simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { moneyApiRequest } from '../../../transport/request';
-import type { OperationContext } from '../../actions/node.type';
+import type { CallSettings } from '../../actions/node.type';
 import { fieldError, validateReference } from '../validation';
 
 /** Reading one record (a charge, payout, transaction or the account) for one item. */
@@ -24,8 +24,7 @@ export async function readOne(
 	this: IExecuteFunctions,
 	route: string,
 	itemIndex: number,
-	context: OperationContext,
+	settings: CallSettings,
 ): Promise<IDataObject> {
-	const settings = context.callSettings(itemIndex);
 	return await moneyApiRequest.call(this, 'GET', route, { itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs });
 }
