@@ -12,7 +12,7 @@ import type { BatchOperationModule, MoneyType, OperationModule } from './node.ty
 type OperationTable = { [R in MoneyType['resource']]: Record<Extract<MoneyType, { resource: R }>['operation'], OperationModule | BatchOperationModule> };
 
 /** Every operation of every resource: a missing or unknown one is a type error. */
-const OPERATIONS: OperationTable = {
+export const OPERATIONS: OperationTable = {
 	account: { get: account.get },
 	charge: { create: charge.create, get: charge.get, getAll: charge.getAll, reconcile: charge.reconcile },
 	payout: { create: payout.create, get: payout.get, getAll: payout.getAll, reconcile: payout.reconcile },
