@@ -13,7 +13,7 @@ export type { SandboxControl, SandboxInfo, FinalStatus, HealthReport } from './c
 export type * from './types';
 export { defaultSandboxConfig, PRIMARY_CLIENT_ID, SECONDARY_CLIENT_ID } from './config';
 export { INELIGIBLE_IDENTIFIERS, UNKNOWN_IDENTIFIERS } from './directory';
-export { SandboxControlClient } from './control-client';
+export { SandboxControlClient } from './control/client';
 
 export interface SandboxOptions {
 	port?: number;

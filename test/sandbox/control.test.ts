@@ -1,5 +1,5 @@
 import { SandboxControlClient, type Sandbox } from '../../sandbox';
-import { SandboxControlError } from '../../sandbox/control-client';
+import { SandboxControlError } from '../../sandbox/control/client';
 import { ApiTestClient, chargeBody, payoutBody, rawRequest, startTestSandbox } from './helpers';
 
 describe('control API over HTTP (SandboxControlClient)', () => {

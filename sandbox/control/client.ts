@@ -1,5 +1,5 @@
-import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from './control-api';
-import type { ClientPatch, ClientView, Counters, FaultSpec, Ledger, SeedRequest, TransactionEnvelope, WebhookScheme } from './types';
+import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from '../control-api';
+import type { ClientPatch, ClientView, Counters, FaultSpec, Ledger, SeedRequest, TransactionEnvelope, WebhookScheme } from '../types';
 
 const ACTION_BY_STATUS: Record<FinalStatus, string> = {
 	COMPLETED: 'complete',
@@ -8,6 +8,15 @@ const ACTION_BY_STATUS: Record<FinalStatus, string> = {
 	REVERSED: 'reverse',
 };
 
+/** How long one control call may take before it is aborted, unless the client is given another bound. */
+export const DEFAULT_CONTROL_TIMEOUT_MS = 30_000;
+
+export interface SandboxControlClientOptions {
+	/** Per-call bound in milliseconds (AbortSignal.timeout); null: no bound. Default 30 000. */
+	timeoutMs?: number | null;
+}
+
+/** A control call the sandbox refused: its HTTP status and the `error` code of its `{error, message}` body. */
 export class SandboxControlError extends Error {
 	constructor(
 		readonly status: number,
@@ -15,27 +24,41 @@ export class SandboxControlError extends Error {
 		message: string,
 	) {
 		super(message);
+		this.name = 'SandboxControlError';
 	}
 }
 
-/** HTTP client for the control API of a sandbox running in another process. */
+/**
+ * HTTP client for the control API of a sandbox running in another process (the routes of
+ * sandbox/README.md). The only one: tests, benchmarks and scripts all use it.
+ */
 export class SandboxControlClient implements SandboxControl {
 	private readonly controlUrl: string;
+	private readonly timeoutMs: number | null;
 
-	constructor(controlUrl: string) {
+	constructor(controlUrl: string, options: SandboxControlClientOptions = {}) {
 		this.controlUrl = controlUrl.replace(/\/+$/, '');
+		this.timeoutMs = options.timeoutMs === undefined ? DEFAULT_CONTROL_TIMEOUT_MS : options.timeoutMs;
 	}
 
-	private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+	/**
+	 * One control call: `path` below the control URL, `body` sent as JSON. Resolves the parsed
+	 * JSON answer (`{}` for an empty one, the text itself if it is not JSON); a non-2xx answer
+	 * rejects with a SandboxControlError.
+	 */
+	async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
 		const response = await fetch(`${this.controlUrl}${path}`, {
 			method,
 			headers: body === undefined ? {} : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
+			signal: this.timeoutMs === null ? undefined : AbortSignal.timeout(this.timeoutMs),
 		});
 		const text = await response.text();
-		const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+		const parsed = parseAnswer(text);
 		if (!response.ok) {
-			throw new SandboxControlError(response.status, String(parsed.error ?? 'error'), String(parsed.message ?? `control call ${method} ${path} failed`));
+			const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+			const message = fields.message ?? `control call ${method} ${path} failed: HTTP ${response.status} ${text.slice(0, 300)}`;
+			throw new SandboxControlError(response.status, String(fields.error ?? 'error'), String(message));
 		}
 		return parsed as T;
 	}
@@ -119,5 +142,14 @@ export class SandboxControlClient implements SandboxControl {
 
 	info(): Promise<SandboxInfo> {
 		return this.call('GET', '/info');
+	}
+}
+
+function parseAnswer(text: string): unknown {
+	if (!text) return {};
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return text;
 	}
 }
