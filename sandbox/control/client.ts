@@ -1,5 +1,8 @@
-import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from '../control-api';
-import type { ClientPatch, ClientView, Counters, FaultSpec, Ledger, SeedRequest, TransactionEnvelope, WebhookScheme } from '../types';
+import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from './types';
+import type { ClientPatch, ClientView } from '../domain/settings';
+import type { Counters, SeedRequest, TransactionEnvelope, WebhookScheme } from '../domain/types';
+import type { FaultSpec } from '../faults/injector';
+import type { Ledger } from './types';
 
 const ACTION_BY_STATUS: Record<FinalStatus, string> = {
 	COMPLETED: 'complete',

@@ -1,4 +1,4 @@
-import type { SandboxInfo } from '../control-api';
+import type { SandboxInfo } from './types';
 
 /**
  * The data of a `moneyApi` credential (field names of credentials/MoneyApi.credentials.ts),

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticate, sourceAddressAllowed } from './auth';
-import type { ClientState } from './clients';
+import { authenticate, sourceAddressAllowed } from '../security/auth';
+import type { ClientState } from '../domain/clients';
+import { faultAnswer } from '../faults/answers';
 import { ApiError, byFamily, type ErrorFamily } from './errors';
-import { BodyTooLargeError, headerValue, readRawBody, sendJson, sleep } from './http-util';
+import { BodyTooLargeError, headerValue, readRawBody, sendJson, sleep } from './util';
 import { matchRoute, type RouteDefinition } from './routes';
-import type { SandboxRuntime } from './runtime';
-import { verifyRequestSignature } from './signature';
-import type { FaultSpec } from './types';
+import type { SandboxRuntime } from '../runtime';
+import { verifyRequestSignature } from '../security/signature';
 
 export const CONTROL_PREFIX = '/_control';
 export const PAYMENT_PAGE_PREFIX = '/_pay/';
@@ -15,21 +15,6 @@ export type SideHandler = (request: IncomingMessage, response: ServerResponse, r
 
 function unauthenticated(family: ErrorFamily, message: string): ApiError {
 	return new ApiError(401, byFamily(family, 'unauthorized', 'unauthenticated'), message);
-}
-
-function faultError(fault: FaultSpec, family: ErrorFamily): ApiError {
-	switch (fault.kind) {
-		case '429':
-			return new ApiError(429, 'rate_limit_exceeded', 'too many requests (injected fault)', undefined, {
-				'retry-after': String(fault.retryAfterSeconds ?? 1),
-			});
-		case '500':
-			return new ApiError(500, byFamily(family, 'INTERNAL_ERROR', 'internal_error'), 'unexpected failure (injected fault)');
-		case '502':
-			return new ApiError(502, byFamily(family, 'UPSTREAM_ERROR', 'service_unavailable'), 'upstream call failed (injected fault)');
-		default:
-			return new ApiError(503, byFamily(family, 'PROVIDER_UNAVAILABLE', 'service_unavailable'), 'provider temporarily unavailable (injected fault)');
-	}
 }
 
 /** Spec 5.7, in order: entitlement, scope (no scope names are specified), signature, merchant linkage. */
@@ -126,7 +111,7 @@ export function createApiHandler(runtime: SandboxRuntime, gatewayPrefix: string,
 				}
 				if (fault.kind === 'delay') await sleep(fault.delayMs ?? 1000);
 				else if (fault.kind === 'drop-after-commit') dropAfterCommit = true;
-				else throw faultError(fault, route.family);
+				else throw faultAnswer(fault, route.family);
 			}
 
 			const authentication = authenticate(request.headers, runtime.tokens, runtime.clients, runtime.clock.now());

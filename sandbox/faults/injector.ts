@@ -1,5 +1,15 @@
-import { seededRandom } from './random';
-import type { FaultKind, FaultSpec } from './types';
+import { seededRandom } from '../domain/random';
+
+export type FaultKind = '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop';
+
+export interface FaultSpec {
+	route: string;
+	kind: FaultKind;
+	rate?: number;
+	count?: number;
+	delayMs?: number;
+	retryAfterSeconds?: number;
+}
 
 const FAULT_KINDS: readonly FaultKind[] = ['429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop'];
 

@@ -1,4 +1,5 @@
 import type { Channel, Resource, Status, Transaction } from './types';
+import { setNewest } from './bounded-map';
 
 export interface ListQuery {
 	page: number;
@@ -181,14 +182,7 @@ export class IdempotencyStore {
 	}
 
 	put(clientId: string, idempotencyKey: string, record: IdempotencyRecord): void {
-		const key = IdempotencyStore.key(clientId, idempotencyKey);
-		this.records.delete(key);
-		this.records.set(key, record);
-		while (this.records.size > this.capacity) {
-			const oldest = this.records.keys().next().value;
-			if (oldest === undefined) break;
-			this.records.delete(oldest);
-		}
+		setNewest(this.records, IdempotencyStore.key(clientId, idempotencyKey), record, this.capacity);
 	}
 
 	get size(): number {

@@ -1,26 +1,14 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PATCHABLE_CLIENT_FIELDS, type ClientState } from './clients';
-import { STATUS_ACTIONS, type FinalStatus, type HealthReport, type SandboxControl, type SandboxInfo } from './control-api';
-import { toLedgerTransaction } from './envelope';
-import { parseFault } from './faults';
-import { deliverCopies } from './webhooks';
-import { sendJson } from './http-util';
-import type { SandboxRuntime } from './runtime';
-import { CONTROL_PREFIX } from './server';
-import { TransitionError } from './service';
-import {
-	CHANNELS,
-	CHARGE_STATUSES,
-	PAYOUT_STATUSES,
-	type ClientPatch,
-	type ClientView,
-	type Counters,
-	type FaultSpec,
-	type Ledger,
-	type SeedRequest,
-	type TransactionEnvelope,
-	type WebhookScheme,
-} from './types';
+/** The control API's operations on the running sandbox (the in-process handle `sandbox.control`); routes.ts is their HTTP face. */
+import { PATCHABLE_CLIENT_FIELDS, type ClientState } from '../domain/clients';
+import { seedTransactions } from '../domain/seed';
+import { TransitionError } from '../domain/service';
+import type { ClientPatch, ClientView } from '../domain/settings';
+import { CHANNELS, CHARGE_STATUSES, PAYOUT_STATUSES, type Counters, type SeedRequest, type TransactionEnvelope, type WebhookScheme } from '../domain/types';
+import { deliverCopies } from '../domain/webhooks';
+import { parseFault, type FaultSpec } from '../faults/injector';
+import { toLedgerTransaction } from '../http/envelope';
+import type { SandboxRuntime } from '../runtime';
+import type { FinalStatus, HealthReport, Ledger, SandboxControl, SandboxInfo } from './types';
 
 export class ControlError extends Error {
 	constructor(
@@ -190,7 +178,7 @@ export class InProcessControl implements SandboxControl {
 		}
 		this.client(request.clientId);
 		try {
-			const count = this.runtime.service.seed(request);
+			const count = seedTransactions(request, this.runtime);
 			this.runtime.changed();
 			return { count };
 		} catch (error) {
@@ -212,72 +200,4 @@ export class InProcessControl implements SandboxControl {
 	async info(): Promise<SandboxInfo> {
 		return this.describe();
 	}
-}
-
-type ControlRoute = {
-	method: string;
-	pattern: RegExp;
-	run(control: SandboxControl, match: RegExpExecArray, body: any, query: URLSearchParams): Promise<unknown>;
-};
-
-const CONTROL_ROUTES: ControlRoute[] = [
-	{
-		method: 'POST',
-		pattern: /^\/transactions\/([^/]+)\/(complete|fail|cancel|reverse)$/,
-		run: async (control, match) => ({ success: true, data: await control.setStatus(decodeURIComponent(match[1]), STATUS_ACTIONS[match[2]]) }),
-	},
-	{ method: 'GET', pattern: /^\/faults$/, run: (control) => control.listFaults() },
-	{ method: 'POST', pattern: /^\/faults$/, run: (control, _match, body) => control.addFault(body) },
-	{ method: 'DELETE', pattern: /^\/faults$/, run: async (control) => (await control.clearFaults(), { ok: true }) },
-	{ method: 'DELETE', pattern: /^\/faults\/([^/]+)$/, run: async (control, match) => (await control.removeFault(decodeURIComponent(match[1])), { ok: true }) },
-	{ method: 'POST', pattern: /^\/revoke-tokens$/, run: async (control) => (await control.revokeTokens(), { ok: true }) },
-	{
-		method: 'POST',
-		pattern: /^\/clients\/([^/]+)\/revoke-tokens$/,
-		run: async (control, match) => (await control.revokeTokens(decodeURIComponent(match[1])), { ok: true }),
-	},
-	{ method: 'PUT', pattern: /^\/revoke-every$/, run: async (control, _match, body) => (await control.setRevokeEvery(body?.every ?? null), { ok: true }) },
-	{ method: 'GET', pattern: /^\/clients\/([^/]+)$/, run: (control, match) => control.getClient(decodeURIComponent(match[1])) },
-	{ method: 'PATCH', pattern: /^\/clients\/([^/]+)$/, run: (control, match, body) => control.updateClient(decodeURIComponent(match[1]), body) },
-	{ method: 'GET', pattern: /^\/counters$/, run: (control) => control.counters() },
-	{ method: 'POST', pattern: /^\/counters\/reset$/, run: async (control) => (await control.resetCounters(), { ok: true }) },
-	{ method: 'GET', pattern: /^\/ledger$/, run: (control, _match, _body, query) => control.ledger(query.get('clientId') ?? undefined) },
-	{
-		method: 'PUT',
-		pattern: /^\/webhook$/,
-		run: async (control, _match, body) => (await control.setWebhook(body?.url ?? null, body?.scheme, body?.clientId), { ok: true }),
-	},
-	{ method: 'POST', pattern: /^\/webhook\/flush$/, run: async (control) => (await control.flushWebhooks(), { ok: true }) },
-	{ method: 'POST', pattern: /^\/webhook\/deliver$/, run: (control, _match, body) => control.deliverEvent(body?.event, body?.copies, body?.clientId) },
-	{ method: 'POST', pattern: /^\/clock$/, run: async (control, _match, body) => (await control.setClockOffset(body?.offsetSeconds), { ok: true }) },
-	{ method: 'PUT', pattern: /^\/finalize$/, run: async (control, _match, body) => (await control.setFinalizeAfter(body?.afterMs ?? null), { ok: true }) },
-	{ method: 'POST', pattern: /^\/seed$/, run: (control, _match, body) => control.seed(body) },
-	{ method: 'GET', pattern: /^\/health$/, run: (control) => control.health() },
-	{ method: 'GET', pattern: /^\/info$/, run: (control) => control.info() },
-];
-
-/** HTTP face of the control API, mounted at /_control on the API host (never under the gateway prefix, never signed). */
-export function createControlHandler(runtime: SandboxRuntime, control: SandboxControl) {
-	return async (request: IncomingMessage, response: ServerResponse, rawBody: Buffer): Promise<void> => {
-		const target = (request.url ?? '/').slice(CONTROL_PREFIX.length) || '/';
-		const [path, search = ''] = target.split('?');
-		const reply = (status: number, body: unknown) => sendJson(response, runtime.clock, status, body);
-		const route = CONTROL_ROUTES.find((candidate) => candidate.method === request.method && candidate.pattern.test(path));
-		if (!route) return reply(404, { error: 'not_found', message: `no control route ${request.method} ${path}` });
-		let body: unknown = undefined;
-		if (rawBody.length > 0) {
-			try {
-				body = JSON.parse(rawBody.toString('utf8'));
-			} catch {
-				return reply(400, { error: 'invalid_json', message: 'body must be JSON' });
-			}
-		}
-		try {
-			const result = await route.run(control, route.pattern.exec(path) as RegExpExecArray, body, new URLSearchParams(search));
-			reply(200, result ?? { ok: true });
-		} catch (error) {
-			if (error instanceof ControlError) return reply(error.status, { error: error.code, message: error.message });
-			reply(500, { error: 'internal_error', message: error instanceof Error ? error.message : String(error) });
-		}
-	};
 }

@@ -1,5 +1,5 @@
-import type { ClientState } from './clients';
-import { STATUS_CODES, type LedgerTransaction, type Transaction, type TransactionEnvelope } from './types';
+import type { ClientState } from '../domain/clients';
+import { STATUS_CODES, type LedgerTransaction, type Transaction, type TransactionEnvelope } from '../domain/types';
 
 export interface EnvelopeContext {
 	payoutTypeLabel: 'payout' | 'transfer';

@@ -1,4 +1,4 @@
-import type { ClientPatch, ClientSettings, ClientView, WalletSettings } from './types';
+import type { ClientPatch, ClientSettings, ClientView, WalletSettings } from './settings';
 
 export const PATCHABLE_CLIENT_FIELDS: ReadonlyArray<keyof ClientPatch> = [
 	'entitlements',

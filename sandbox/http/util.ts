@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { SandboxClock } from './clock';
+import type { SandboxClock } from '../domain/clock';
 
 export class BodyTooLargeError extends Error {}
 

@@ -1,15 +1,7 @@
-import type { PublicDirectoryEntry } from './directory';
-import type {
-	ClientPatch,
-	ClientView,
-	Counters,
-	FaultSpec,
-	Ledger,
-	SeedRequest,
-	Status,
-	TransactionEnvelope,
-	WebhookScheme,
-} from './types';
+import type { PublicDirectoryEntry } from '../domain/directory';
+import type { ClientPatch, ClientView, WalletView } from '../domain/settings';
+import type { Counters, LedgerTransaction, Money, SeedRequest, Status, TransactionEnvelope, WebhookScheme } from '../domain/types';
+import type { FaultSpec } from '../faults/injector';
 
 export type FinalStatus = Exclude<Status, 'PENDING'>;
 
@@ -68,3 +60,11 @@ export const STATUS_ACTIONS: Record<string, FinalStatus> = {
 	cancel: 'CANCELLED',
 	reverse: 'REVERSED',
 };
+
+export interface Ledger {
+	clientId: string;
+	charges: LedgerTransaction[];
+	payouts: LedgerTransaction[];
+	balance: Money;
+	wallets: WalletView[];
+}

@@ -3,8 +3,9 @@ import { request as httpsRequest } from 'node:https';
 import type { SandboxClock } from './clock';
 import type { Counters } from './counters';
 import { randomId } from './random';
-import { canonicalString, hmacHex } from './signature';
-import type { TransactionEnvelope, WebhookDeliverySettings, WebhookScheme } from './types';
+import { canonicalString, hmacHex } from '../security/signature';
+import type { TransactionEnvelope, WebhookScheme } from './types';
+import type { WebhookDeliverySettings } from './settings';
 
 export interface WebhookTarget {
 	url: string;

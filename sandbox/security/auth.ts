@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ClientRegistry, ClientState } from './clients';
+import type { ClientRegistry, ClientState } from '../domain/clients';
+import { setNewest } from '../domain/bounded-map';
 
 interface TokenRecord {
 	clientId: string;
@@ -35,17 +36,13 @@ export class TokenStore {
 	issue(client: ClientState, ttlSeconds: number, nowMs: number): TokenResponse {
 		this.evictExpired(nowMs);
 		const token = `sbx_at_${randomBytes(24).toString('base64url')}`;
-		this.tokens.set(token, {
+		const record = {
 			clientId: client.clientId,
 			expiresAt: nowMs + ttlSeconds * 1000,
 			generation: client.tokenGeneration,
 			entitlements: this.snapshotEntitlements ? [...client.settings.entitlements] : null,
-		});
-		while (this.tokens.size > this.capacity) {
-			const oldest = this.tokens.keys().next().value;
-			if (oldest === undefined) break;
-			this.tokens.delete(oldest);
-		}
+		};
+		setNewest(this.tokens, token, record, this.capacity);
 		return { access_token: token, token_type: 'Bearer', expires_in: ttlSeconds, created_at: new Date(nowMs).toISOString() };
 	}
 

@@ -3,23 +3,14 @@ import type { ClientRegistry, ClientState } from './clients';
 import type { SandboxClock } from './clock';
 import type { Counters } from './counters';
 import type { Directory } from './directory';
-import { toEnvelope, type EnvelopeContext } from './envelope';
-import { ApiError, validationError } from './errors';
+import { toEnvelope, type EnvelopeContext } from '../http/envelope';
+import { ApiError, validationError } from '../http/errors';
 import { assertPayoutWithinLimits, recordPayoutForVelocity } from './limits';
-import { pinMatches, readPin } from './pin';
+import { pinMatches, readPin } from '../security/pin';
 import { randomId } from './random';
 import type { IdempotencyStore, TransactionStore } from './store';
-import {
-	CHANNELS,
-	type Channel,
-	type Resource,
-	type ResolvedConfig,
-	type SeedRequest,
-	type Status,
-	type Transaction,
-	type TransactionEnvelope,
-	type WalletSettings,
-} from './types';
+import { CHANNELS, type Channel, type Resource, type Status, type Transaction, type TransactionEnvelope } from './types';
+import type { ResolvedConfig, WalletSettings } from './settings';
 import { accountTypeField, partyField, stableStringify, validateCreate, type CreateRequest } from './validation';
 
 export interface CreateOutcome {
@@ -269,47 +260,6 @@ export class MoneyService {
 		tx.updatedAt = this.clock.now();
 		this.announce(tx);
 		return tx;
-	}
-
-	seed(request: SeedRequest): number {
-		const client = request.clientId ? this.clients.get(request.clientId) : this.clients.primary();
-		if (!client) throw new Error(`unknown client ${request.clientId}`);
-		const count = Math.max(0, Math.floor(request.count));
-		const wallet = client.settings.wallets[0];
-		const to = request.createdAtTo ? Date.parse(request.createdAtTo) : this.clock.now();
-		const from = request.createdAtFrom ? Date.parse(request.createdAtFrom) : to - count * 1000;
-		if (Number.isNaN(from) || Number.isNaN(to)) throw new Error('createdAtFrom/createdAtTo must be ISO 8601');
-		const step = count > 1 ? (to - from) / (count - 1) : 0;
-		const counterparts = this.directory.eligibleEntries();
-		const statuses: Status[] = ['COMPLETED', 'PENDING', 'FAILED', 'CANCELLED'];
-		const prefix = randomId(request.resource === 'charge' ? 'chg_s' : 'pay_s', 4);
-		const txs: Transaction[] = [];
-		for (let index = 0; index < count; index++) {
-			const entry = counterparts[index % counterparts.length];
-			const createdAt = Math.round(from + step * index);
-			txs.push({
-				reference: `${prefix}${index.toString(36).padStart(6, '0')}`,
-				uniqueId: `TXNS${prefix.slice(5)}${index.toString(36).padStart(6, '0')}`.toUpperCase(),
-				clientId: client.clientId,
-				resource: request.resource,
-				status: request.status ?? statuses[index % statuses.length],
-				amount: request.amount ?? 1000 + (index % 97) * 100,
-				currency: wallet.currency,
-				channel: request.channel ?? CHANNELS[index % CHANNELS.length],
-				counterpart: { identifier: entry.identifier, type: entry.type, accountType: entry.accountType, name: entry.name },
-				walletNumber: wallet.number,
-				message: null,
-				paymentReference: null,
-				metadata: request.metadata ? { ...request.metadata } : { seeded: true },
-				idempotencyKey: null,
-				createdAt,
-				updatedAt: createdAt,
-				balanceAfter: wallet.balance,
-				seq: this.store.allocateSeq(),
-			});
-		}
-		this.store.addMany(client.clientId, request.resource, txs);
-		return count;
 	}
 
 	close(): void {

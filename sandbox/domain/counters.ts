@@ -1,4 +1,5 @@
 import type { Counters as CountersSnapshot } from './types';
+import { setNewest } from './bounded-map';
 
 /** Counts, never logs: per-key maps are capped so memory stays bounded over long runs. */
 export class Counters {
@@ -23,14 +24,7 @@ export class Counters {
 	}
 
 	countCreate(idempotencyKey: string): void {
-		const count = (this.createsByKey.get(idempotencyKey) ?? 0) + 1;
-		this.createsByKey.delete(idempotencyKey);
-		this.createsByKey.set(idempotencyKey, count);
-		while (this.createsByKey.size > this.keyCapacity) {
-			const oldest = this.createsByKey.keys().next().value;
-			if (oldest === undefined) break;
-			this.createsByKey.delete(oldest);
-		}
+		setNewest(this.createsByKey, idempotencyKey, (this.createsByKey.get(idempotencyKey) ?? 0) + 1, this.keyCapacity);
 	}
 
 	countResponse(status: number): void {

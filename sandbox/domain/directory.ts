@@ -1,4 +1,5 @@
-import type { AccountType, DirectoryEntry, IdentifierType } from './types';
+import type { AccountType, IdentifierType } from './types';
+import type { DirectoryEntry } from './settings';
 
 export const DEFAULT_DIRECTORY: DirectoryEntry[] = [
 	{ identifier: 'GM-1001', type: 'gm_account', accountType: 'Client', name: 'Afi Mensah', eligible: true },

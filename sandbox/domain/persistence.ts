@@ -1,7 +1,8 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { PersistedToken } from './auth';
+import type { PersistedToken } from '../security/auth';
 import type { IdempotencyRecord } from './store';
-import type { ClientSettings, Transaction } from './types';
+import type { ClientSettings } from './settings';
+import type { Transaction } from './types';
 
 export interface PersistedState {
 	version: 1;

@@ -1,3 +1,4 @@
+/** The Money API's vocabulary (channels, currencies, statuses, route slugs) and its transactions, stored and as envelopes. */
 export const CHANNELS = ['platform', 'psp-a-tg', 'psp-b-tg'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
@@ -29,101 +30,6 @@ export const ROUTE_SLUGS = [
 ] as const;
 export type RouteSlug = (typeof ROUTE_SLUGS)[number];
 export const TOKEN_ROUTE_SLUG = 'post_oauth2_token';
-
-export interface ClientLimits {
-	minAmount: number;
-	maxAmount: number;
-	dailyCap: number;
-	monthlyCap: number;
-	velocityLimit: number;
-	velocityWindowSeconds: number;
-}
-
-export interface RateLimit {
-	requests: number;
-	windowSeconds: number;
-}
-
-export interface WalletSettings {
-	number: string;
-	currency: Currency;
-	balance: number;
-}
-
-export interface MerchantProfile {
-	uniqueId: string;
-	name: string;
-	type: string;
-	status: string;
-	countryCode: string | null;
-	phoneNumber: string | null;
-	createdAt: string | null;
-	updatedAt: string | null;
-}
-
-export interface ClientSettings {
-	clientId: string;
-	clientSecret: string;
-	apiKey: string;
-	hmacSecret: string;
-	webhookSecret: string;
-	pin: string;
-	rsaPublicKeyPem?: string;
-	rsaPrivateKeyPem?: string;
-	entitlements: string[];
-	ipAllowlist: string[] | null;
-	limits: ClientLimits;
-	rateLimit: RateLimit | null;
-	linked: boolean;
-	hasPrimaryWallet: boolean;
-	profileIncomplete: boolean;
-	merchantResolvable: boolean;
-	walletRetrievable: boolean;
-	merchant: MerchantProfile;
-	wallets: WalletSettings[];
-	webhookUrl: string | null;
-	webhookScheme: WebhookScheme;
-}
-
-export type ClientSettingsInput = Partial<Omit<ClientSettings, 'limits' | 'merchant'>> & {
-	limits?: Partial<ClientLimits>;
-	merchant?: Partial<MerchantProfile>;
-};
-
-export interface DirectoryEntry {
-	identifier: string;
-	type: IdentifierType;
-	accountType: AccountType;
-	name: string;
-	eligible: boolean;
-}
-
-export interface WebhookDeliverySettings {
-	maxAttempts: number;
-	baseDelayMs: number;
-	timeoutMs: number;
-	queueCapacity: number;
-	concurrency: number;
-}
-
-export interface SandboxConfig {
-	clients: ClientSettingsInput[];
-	directory: DirectoryEntry[];
-	idempotencyCapacity: number;
-	idempotencyFingerprint: 'semantic' | 'raw';
-	tokenCapacity: number;
-	tokenSnapshotsEntitlements: boolean;
-	payoutTypeLabel: 'payout' | 'transfer';
-	paymentLinkBase: string | null;
-	webhooks: Partial<WebhookDeliverySettings>;
-	seed: number;
-	maxBodyBytes: number;
-}
-
-export interface ResolvedConfig extends Omit<SandboxConfig, 'clients' | 'webhooks'> {
-	clients: ClientSettings[];
-	webhooks: WebhookDeliverySettings;
-}
 
 export interface PaymentReferenceRecord {
 	ref_number: string | null;
@@ -184,17 +90,6 @@ export interface TransactionEnvelope {
 	updated_at: string;
 }
 
-export type FaultKind = '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop';
-
-export interface FaultSpec {
-	route: string;
-	kind: FaultKind;
-	rate?: number;
-	count?: number;
-	delayMs?: number;
-	retryAfterSeconds?: number;
-}
-
 export interface SeedRequest {
 	resource: Resource;
 	count: number;
@@ -225,51 +120,4 @@ export interface Counters {
 	webhooksDropped: number;
 }
 
-export interface WalletView {
-	number: string;
-	currency: Currency;
-	balance: number;
-	primary: boolean;
-}
-
 export type LedgerTransaction = TransactionEnvelope & { client_id: string; idempotency_key: string | null };
-
-export interface Ledger {
-	clientId: string;
-	charges: LedgerTransaction[];
-	payouts: LedgerTransaction[];
-	balance: Money;
-	wallets: WalletView[];
-}
-
-export type ClientPatch = Partial<
-	Pick<
-		ClientSettings,
-		| 'entitlements'
-		| 'ipAllowlist'
-		| 'rateLimit'
-		| 'linked'
-		| 'hasPrimaryWallet'
-		| 'profileIncomplete'
-		| 'merchantResolvable'
-		| 'walletRetrievable'
-		| 'webhookUrl'
-		| 'webhookScheme'
-	>
-> & { limits?: Partial<ClientLimits>; balance?: number };
-
-export interface ClientView {
-	clientId: string;
-	entitlements: string[];
-	ipAllowlist: string[] | null;
-	limits: ClientLimits;
-	rateLimit: RateLimit | null;
-	linked: boolean;
-	hasPrimaryWallet: boolean;
-	profileIncomplete: boolean;
-	merchantResolvable: boolean;
-	walletRetrievable: boolean;
-	webhookUrl: string | null;
-	webhookScheme: WebhookScheme;
-	wallets: WalletView[];
-}

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from './http-util';
-import type { SandboxRuntime } from './runtime';
-import { PAYMENT_PAGE_PREFIX } from './server';
-import { TransitionError } from './service';
+import { sendJson } from './util';
+import type { SandboxRuntime } from '../runtime';
+import { PAYMENT_PAGE_PREFIX } from './api-host';
+import { TransitionError } from '../domain/service';
 
 const escapeHtml = (text: string): string =>
 	text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);
