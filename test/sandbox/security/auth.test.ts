@@ -1,5 +1,5 @@
-import { SECONDARY_CLIENT_ID, type Sandbox } from '../../sandbox';
-import { ApiTestClient, chargeBody, rawRequest, startTestSandbox } from './helpers';
+import { SECONDARY_CLIENT_ID, type Sandbox } from '../../../sandbox';
+import { ApiTestClient, chargeBody, rawRequest, startTestSandbox, useTestSandbox } from '../helpers';
 
 const tokenRequest = (sandbox: Sandbox, body: unknown) =>
 	rawRequest({ origin: sandbox.info.authUrl, method: 'POST', path: '/oauth2/token', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
@@ -39,11 +39,7 @@ describe('API authentication and authorization (spec 5.1, 5.2, 5.7)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
-	beforeEach(async () => {
-		sandbox = await startTestSandbox();
-		api = new ApiTestClient(sandbox);
-	});
-	afterEach(() => sandbox.close());
+	useTestSandbox('each', (started) => ({ sandbox, api } = started));
 
 	it('401 without credentials, in each envelope family, with a Date header', async () => {
 		const charge = await api.call('GET', '/money/v1/charge', { auth: 'none' });

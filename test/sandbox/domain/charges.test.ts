@@ -1,6 +1,6 @@
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
-import { INELIGIBLE_IDENTIFIERS, SECONDARY_CLIENT_ID, UNKNOWN_IDENTIFIERS, type Sandbox } from '../../sandbox';
-import { ApiTestClient, chargeBody, encryptPin, rawRequest, startTestSandbox } from './helpers';
+import { INELIGIBLE_IDENTIFIERS, SECONDARY_CLIENT_ID, UNKNOWN_IDENTIFIERS, type Sandbox } from '../../../sandbox';
+import { ApiTestClient, chargeBody, encryptPin, pendingChargeEnvelope, rawRequest, startTestSandbox, useTestSandbox } from '../helpers';
 
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64)]);
 const JPEG = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(64)]);
@@ -10,11 +10,7 @@ describe('charges (spec 2.1, 2.3, 4, 5.5, 5.6, 8)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
-	beforeAll(async () => {
-		sandbox = await startTestSandbox();
-		api = new ApiTestClient(sandbox);
-	});
-	afterAll(() => sandbox.close());
+	useTestSandbox('all', (started) => ({ sandbox, api } = started));
 
 	const create = (overrides: Record<string, unknown> = {}, idempotencyKey?: string) =>
 		api.call('POST', '/money/v1/charge', { body: chargeBody(overrides), idempotencyKey });
@@ -33,20 +29,7 @@ describe('charges (spec 2.1, 2.3, 4, 5.5, 5.6, 8)', () => {
 		const read = await api.call('GET', `/money/v1/charge/${response.json.reference}`);
 		expect(read.status).toBe(200);
 		expect(read.json.success).toBe(true);
-		expect(read.json.data).toMatchObject({
-			reference: response.json.reference,
-			status: { code: 0, label: 'PENDING' },
-			type: 'charge',
-			amount: { value: 5000, currency: 'XOF' },
-			balance_after: { value: expect.any(Number), currency: 'XOF' },
-			counterpart_account: { identifier: 'GM-1001', channel: 'psp-a-tg', name: 'Afi Mensah' },
-			account: { identifier: sandbox.info.merchantAccountNumber, channel: 'psp-a-tg', name: expect.any(String) },
-			category: { id: expect.any(String), label: expect.any(String) },
-			note: null,
-			shared_note: null,
-			description: expect.any(String),
-			payment_references: [],
-		});
+		expect(read.json.data).toMatchObject(pendingChargeEnvelope(sandbox, response.json.reference));
 		expect(new Date(read.json.data.created_at).toISOString()).toBe(read.json.data.created_at);
 	});
 

@@ -1,6 +1,6 @@
-import type { Sandbox } from '../../sandbox';
-import { ApiTestClient, chargeBody, rawRequest, startTestSandbox } from './helpers';
-import { specBodyHash, specSignature } from './signer';
+import type { Sandbox } from '../../../sandbox';
+import { ApiTestClient, chargeBody, rawRequest, useTestSandbox } from '../helpers';
+import { specBodyHash, specSignature } from '../signer';
 
 /** Computed by hand in a shell with python3 hmac/hashlib (and the empty-body hash also with `openssl dgst -sha256 -hmac ''`). */
 const VECTOR = {
@@ -23,11 +23,7 @@ describe('request signature (spec 5.3)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
-	beforeAll(async () => {
-		sandbox = await startTestSandbox();
-		api = new ApiTestClient(sandbox);
-	});
-	afterAll(() => sandbox.close());
+	useTestSandbox('all', (started) => ({ sandbox, api } = started));
 	afterEach(() => sandbox.control.setClockOffset(0));
 
 	it('the test signer reproduces the hand-computed vector', () => {

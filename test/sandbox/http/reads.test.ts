@@ -1,18 +1,16 @@
-import { SECONDARY_CLIENT_ID, type Sandbox } from '../../sandbox';
-import { ApiTestClient, chargeBody, payoutBody, startTestSandbox } from './helpers';
+import { SECONDARY_CLIENT_ID, type Sandbox } from '../../../sandbox';
+import { ApiTestClient, chargeBody, payoutBody, pendingChargeEnvelope, startTestSandbox, useTestSandbox } from '../helpers';
 
 describe('lists (spec 2.5, 4 list query)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
+	useTestSandbox('all', (started) => ({ sandbox, api } = started));
 	beforeAll(async () => {
-		sandbox = await startTestSandbox();
-		api = new ApiTestClient(sandbox);
 		await sandbox.control.seed({ resource: 'charge', count: 30, status: 'COMPLETED', channel: 'psp-a-tg', createdAtFrom: '2024-03-01T00:00:00Z', createdAtTo: '2024-03-30T00:00:00Z' });
 		await sandbox.control.seed({ resource: 'charge', count: 10, status: 'FAILED', channel: 'platform', createdAtFrom: '2024-04-01T00:00:00Z', createdAtTo: '2024-04-10T00:00:00Z' });
 		await sandbox.control.seed({ resource: 'payout', count: 5, status: 'REVERSED', channel: 'psp-b-tg', createdAtFrom: '2024-05-01T00:00:00Z', createdAtTo: '2024-05-05T00:00:00Z' });
 	});
-	afterAll(() => sandbox.close());
 
 	const list = (path: string) => api.call('GET', path);
 
@@ -119,11 +117,7 @@ describe('a large seeded ledger', () => {
 describe('transaction details and account (spec 2.6, 2.7, 4 rules 4-5)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
-	beforeAll(async () => {
-		sandbox = await startTestSandbox({ config: { paymentLinkBase: 'https://pay.example.test/w/' } });
-		api = new ApiTestClient(sandbox);
-	});
-	afterAll(() => sandbox.close());
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { paymentLinkBase: 'https://pay.example.test/w/' } });
 
 	it('details by reference: a flat body beside success and message', async () => {
 		const created = await api.call('POST', '/money/v1/charge', { body: chargeBody({ message: 'for order 7' }) });
@@ -132,18 +126,7 @@ describe('transaction details and account (spec 2.6, 2.7, 4 rules 4-5)', () => {
 		expect(response.json).toMatchObject({
 			success: true,
 			message: expect.any(String),
-			reference: created.json.reference,
-			status: { code: 0, label: 'PENDING' },
-			type: 'charge',
-			amount: { value: 5000, currency: 'XOF' },
-			balance_after: { value: expect.any(Number), currency: 'XOF' },
-			counterpart_account: { identifier: 'GM-1001', channel: 'psp-a-tg', name: 'Afi Mensah' },
-			account: { identifier: sandbox.info.merchantAccountNumber, channel: 'psp-a-tg', name: expect.any(String) },
-			category: { id: expect.any(String), label: expect.any(String) },
-			note: null,
-			shared_note: 'for order 7',
-			description: expect.any(String),
-			payment_references: [],
+			...pendingChargeEnvelope(sandbox, created.json.reference, 'for order 7'),
 			created_at: expect.any(String),
 		});
 		expect(response.json).not.toHaveProperty('data');

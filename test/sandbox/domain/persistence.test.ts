@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ApiTestClient, chargeBody, payoutBody, startTestSandbox } from './helpers';
+import { ApiTestClient, chargeBody, payoutBody, startTestSandbox } from '../helpers';
 
 describe('--state persistence', () => {
 	const directory = mkdtempSync(join(tmpdir(), 'money-sandbox-state-'));

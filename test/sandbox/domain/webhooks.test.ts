@@ -1,6 +1,6 @@
-import { SandboxControlClient, type Sandbox } from '../../sandbox';
-import { ApiTestClient, chargeBody, payoutBody, startReceiver, startTestSandbox, type Receiver } from './helpers';
-import { verifyBodyHmacWebhook, verifyRequestStyleWebhook } from './signer';
+import { SandboxControlClient, type Sandbox } from '../../../sandbox';
+import { ApiTestClient, chargeBody, payoutBody, startReceiver, startTestSandbox, type Receiver } from '../helpers';
+import { verifyBodyHmacWebhook, verifyRequestStyleWebhook } from '../signer';
 
 describe('webhooks (D1)', () => {
 	let sandbox: Sandbox | undefined;

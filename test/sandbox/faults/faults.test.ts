@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { Sandbox } from '../../sandbox';
-import { ApiTestClient, chargeBody, payoutBody, rawRequest, startTestSandbox } from './helpers';
+import type { Sandbox } from '../../../sandbox';
+import { ApiTestClient, chargeBody, payoutBody, rawRequest, startTestSandbox, useTestSandbox } from '../helpers';
 
 describe('fault injection', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
-	beforeEach(async () => {
-		sandbox = await startTestSandbox();
-		api = new ApiTestClient(sandbox);
-		await api.fetchToken();
-	});
-	afterEach(() => sandbox.close());
+	useTestSandbox('each', (started) => ({ sandbox, api } = started));
+	beforeEach(() => api.fetchToken());
 
 	it('429 with Retry-After for the next N calls of a route, then normal service', async () => {
 		await sandbox.control.addFault({ route: 'get_money_v1_charge_list', kind: '429', count: 2, retryAfterSeconds: 7 });

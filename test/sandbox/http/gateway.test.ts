@@ -1,16 +1,12 @@
-import type { Sandbox } from '../../sandbox';
-import { ApiTestClient, rawRequest, startTestSandbox } from './helpers';
-import { specSignedHeaders } from './signer';
+import type { Sandbox } from '../../../sandbox';
+import { ApiTestClient, rawRequest, useTestSandbox } from '../helpers';
+import { specSignedHeaders } from '../signer';
 
 describe('gateway prefix (spec 5.3 rule 6)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
-	beforeAll(async () => {
-		sandbox = await startTestSandbox({ gatewayPrefix: '/partner/' });
-		api = new ApiTestClient(sandbox);
-	});
-	afterAll(() => sandbox.close());
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { gatewayPrefix: '/partner/' });
 
 	it('baseUrl carries the prefix, controlUrl does not', () => {
 		expect(sandbox.info.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/partner$/);

@@ -1,16 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { INELIGIBLE_IDENTIFIERS, UNKNOWN_IDENTIFIERS, type Sandbox } from '../../sandbox';
-import { ApiTestClient, payoutBody, startTestSandbox } from './helpers';
+import { INELIGIBLE_IDENTIFIERS, UNKNOWN_IDENTIFIERS, type Sandbox } from '../../../sandbox';
+import { ApiTestClient, payoutBody, startTestSandbox, useTestSandbox } from '../helpers';
 
 describe('payouts (spec 2.2, 4, 7.1, 8)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
-	beforeEach(async () => {
-		sandbox = await startTestSandbox();
-		api = new ApiTestClient(sandbox);
-	});
-	afterEach(() => sandbox.close());
+	useTestSandbox('each', (started) => ({ sandbox, api } = started));
 
 	const create = (overrides: Record<string, unknown> = {}, idempotencyKey?: string) =>
 		api.call('POST', '/money/v1/payout', { body: payoutBody(overrides), idempotencyKey });
