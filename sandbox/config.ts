@@ -1,7 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { DEFAULT_DIRECTORY } from './domain/directory';
-import { ROUTE_SLUGS } from './domain/types';
 import type { ClientLimits, ClientSettings, ClientSettingsInput, ResolvedConfig, SandboxConfig, WebhookDeliverySettings } from './domain/settings';
+import { ROUTE_SLUGS } from './domain/types';
 
 /** Every secret below is a fixed SANDBOX-ONLY default for a local dev tool; override them in a config file. */
 export const PRIMARY_CLIENT_ID = 'sandbox-client-1';

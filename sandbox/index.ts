@@ -1,15 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveConfig } from './config';
-import type { SandboxControl, SandboxInfo } from './control/types';
 import { InProcessControl } from './control/in-process';
 import { createControlHandler } from './control/routes';
-import { createPaymentPageHandler } from './http/payment-page';
-import { SandboxRuntime } from './runtime';
-import { createApiHandler } from './http/api-host';
-import { createTokenHandler } from './http/token-host';
+import type { SandboxControl, SandboxInfo } from './control/types';
 import type { SandboxConfig } from './domain/settings';
 import type { WebhookScheme } from './domain/types';
+import { createApiHandler } from './http/api-host';
+import { createPaymentPageHandler } from './http/payment-page';
+import { createTokenHandler } from './http/token-host';
+import { SandboxRuntime } from './runtime';
 
 export type { SandboxControl, SandboxInfo, FinalStatus, HealthReport, Ledger } from './control/types';
 export type * from './domain/types';

@@ -1,16 +1,16 @@
-import { TokenStore } from './security/auth';
 import { ClientRegistry } from './domain/clients';
 import { SandboxClock } from './domain/clock';
 import { Counters } from './domain/counters';
 import { Directory } from './domain/directory';
-import type { EnvelopeContext } from './http/envelope';
-import { FaultInjector } from './faults/injector';
 import { loadState, StateWriter, type PersistedState } from './domain/persistence';
 import { MoneyService } from './domain/service';
-import { IdempotencyStore, TransactionStore } from './domain/store';
 import type { ResolvedConfig } from './domain/settings';
+import { IdempotencyStore, TransactionStore } from './domain/store';
 import type { Resource, Transaction } from './domain/types';
 import { WebhookDispatcher } from './domain/webhooks';
+import { FaultInjector } from './faults/injector';
+import type { EnvelopeContext } from './http/envelope';
+import { TokenStore } from './security/auth';
 
 export interface RuntimeOptions {
 	tokenTtlSeconds: number;

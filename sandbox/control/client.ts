@@ -1,7 +1,7 @@
-import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from './types';
 import type { ClientPatch, ClientView } from '../domain/settings';
 import type { Counters, SeedRequest, TransactionEnvelope, WebhookScheme } from '../domain/types';
 import type { FaultSpec } from '../faults/injector';
+import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from './types';
 import type { Ledger } from './types';
 
 const ACTION_BY_STATUS: Record<FinalStatus, string> = {

@@ -1,5 +1,5 @@
-import type { Counters as CountersSnapshot } from './types';
 import { setNewest } from './bounded-map';
+import type { Counters as CountersSnapshot } from './types';
 
 /** Counts, never logs: per-key maps are capped so memory stays bounded over long runs. */
 export class Counters {

@@ -1,5 +1,5 @@
-import type { AccountType, IdentifierType } from './types';
 import type { DirectoryEntry } from './settings';
+import type { AccountType, IdentifierType } from './types';
 
 export const DEFAULT_DIRECTORY: DirectoryEntry[] = [
 	{ identifier: 'GM-1001', type: 'gm_account', accountType: 'Client', name: 'Afi Mensah', eligible: true },

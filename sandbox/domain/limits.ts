@@ -1,5 +1,5 @@
-import type { ClientState } from './clients';
 import { ApiError } from '../http/errors';
+import type { ClientState } from './clients';
 import type { TransactionStore } from './store';
 import type { Currency } from './types';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { PersistedToken } from '../security/auth';
-import type { IdempotencyRecord } from './store';
 import type { ClientSettings } from './settings';
+import type { IdempotencyRecord } from './store';
 import type { Transaction } from './types';
 
 export interface PersistedState {

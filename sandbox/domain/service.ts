@@ -1,16 +1,16 @@
 import { createHash } from 'node:crypto';
+import { toEnvelope, type EnvelopeContext } from '../http/envelope';
+import { ApiError, validationError } from '../http/errors';
+import { pinMatches, readPin } from '../security/pin';
 import type { ClientRegistry, ClientState } from './clients';
 import type { SandboxClock } from './clock';
 import type { Counters } from './counters';
 import type { Directory } from './directory';
-import { toEnvelope, type EnvelopeContext } from '../http/envelope';
-import { ApiError, validationError } from '../http/errors';
 import { assertPayoutWithinLimits, recordPayoutForVelocity } from './limits';
-import { pinMatches, readPin } from '../security/pin';
 import { randomId } from './random';
+import type { ResolvedConfig, WalletSettings } from './settings';
 import type { IdempotencyStore, TransactionStore } from './store';
 import { CHANNELS, type Channel, type Resource, type Status, type Transaction, type TransactionEnvelope } from './types';
-import type { ResolvedConfig, WalletSettings } from './settings';
 import { accountTypeField, partyField, stableStringify, validateCreate, type CreateRequest } from './validation';
 
 export interface CreateOutcome {

@@ -1,5 +1,5 @@
-import type { Channel, Resource, Status, Transaction } from './types';
 import { setNewest } from './bounded-map';
+import type { Channel, Resource, Status, Transaction } from './types';
 
 export interface ListQuery {
 	page: number;

@@ -1,11 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { canonicalString, hmacHex } from '../security/signature';
 import type { SandboxClock } from './clock';
 import type { Counters } from './counters';
 import { randomId } from './random';
-import { canonicalString, hmacHex } from '../security/signature';
-import type { TransactionEnvelope, WebhookScheme } from './types';
 import type { WebhookDeliverySettings } from './settings';
+import type { TransactionEnvelope, WebhookScheme } from './types';
 
 export interface WebhookTarget {
 	url: string;

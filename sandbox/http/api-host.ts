@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { authenticate, sourceAddressAllowed } from '../security/auth';
 import type { ClientState } from '../domain/clients';
 import { faultAnswer } from '../faults/answers';
-import { ApiError, byFamily, type ErrorFamily } from './errors';
-import { BodyTooLargeError, headerValue, readRawBody, sendJson, sleep } from './util';
-import { matchRoute, type RouteDefinition } from './routes';
 import type { SandboxRuntime } from '../runtime';
+import { authenticate, sourceAddressAllowed } from '../security/auth';
 import { verifyRequestSignature } from '../security/signature';
+import { ApiError, byFamily, type ErrorFamily } from './errors';
+import { matchRoute, type RouteDefinition } from './routes';
+import { BodyTooLargeError, headerValue, readRawBody, sendJson, sleep } from './util';
 
 export const CONTROL_PREFIX = '/_control';
 export const PAYMENT_PAGE_PREFIX = '/_pay/';

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { sendJson } from './util';
+import { TransitionError } from '../domain/service';
 import type { SandboxRuntime } from '../runtime';
 import { PAYMENT_PAGE_PREFIX } from './api-host';
-import { TransitionError } from '../domain/service';
+import { sendJson } from './util';
 
 const escapeHtml = (text: string): string =>
 	text.replace(/[&<>"']/g, (character) => `&#${character.charCodeAt(0)};`);

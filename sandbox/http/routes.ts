@@ -1,8 +1,8 @@
 import type { ClientState } from '../domain/clients';
-import { ApiError, validationError, type ErrorFamily } from './errors';
-import type { SandboxRuntime } from '../runtime';
 import type { ListQuery } from '../domain/store';
 import { CHANNELS, CHARGE_STATUSES, PAYOUT_STATUSES, type Channel, type Resource, type RouteSlug, type Status } from '../domain/types';
+import type { SandboxRuntime } from '../runtime';
+import { ApiError, validationError, type ErrorFamily } from './errors';
 
 export interface RouteContext {
 	runtime: SandboxRuntime;

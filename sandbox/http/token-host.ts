@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BodyTooLargeError, readRawBody, sendJson, sleep } from './util';
-import type { SandboxRuntime } from '../runtime';
 import { TOKEN_ROUTE_SLUG } from '../domain/types';
+import type { SandboxRuntime } from '../runtime';
+import { BodyTooLargeError, readRawBody, sendJson, sleep } from './util';
 
 function parseTokenRequest(request: IncomingMessage, rawBody: Buffer): Record<string, unknown> | null {
 	const text = rawBody.toString('utf8');

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { ClientRegistry, ClientState } from '../domain/clients';
 import { setNewest } from '../domain/bounded-map';
+import type { ClientRegistry, ClientState } from '../domain/clients';
 
 interface TokenRecord {
 	clientId: string;
