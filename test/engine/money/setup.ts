@@ -1,7 +1,7 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../../sandbox';
-import { ROUTE_SLUGS } from '../../../sandbox/types';
+import { ROUTE_SLUGS } from '../../../sandbox/domain/types';
 import { CREDENTIAL_ID, credentialFromSandbox, type Engine, loadEngine, type RunResult, runMoneyNode } from '../../harness/engine';
 import { findSecrets, type SecretSet } from '../../harness/secrets';
 
