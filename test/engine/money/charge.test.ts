@@ -1,4 +1,4 @@
-import { credentialFromSandbox } from '../../harness/engine';
+import { CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
 import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
 
 /*
@@ -173,14 +173,14 @@ describe('Money node against the sandbox', () => {
 		});
 
 		it('maps a 401 from a wrong HMAC secret', async () => {
-			env.engine.credentials.set('bad-hmac', 'moneyApi', credentialFromSandbox(env.sb.info, { hmacSecret: 'not-the-right-secret' }));
+			env.engine.credentials.set('bad-hmac', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { hmacSecret: 'not-the-right-secret' }));
 			const result = await run(charge(), { settings: CONTINUE, credentialId: 'bad-hmac' });
 			expect(json(result)).toMatchObject({ httpCode: 401, error_code: 'unauthorized' });
 			expect(String(json(result).description)).toContain('HMAC Secret');
 		});
 
 		it('reports a refused token request without sending the call', async () => {
-			env.engine.credentials.set('bad-secret', 'moneyApi', credentialFromSandbox(env.sb.info, { clientSecret: 'wrong-client-secret' }));
+			env.engine.credentials.set('bad-secret', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { clientSecret: 'wrong-client-secret' }));
 			const before = (await env.sb.control.counters()).requests.post_money_v1_charge ?? 0;
 			const item = json(await run(charge(), { settings: CONTINUE, credentialId: 'bad-secret' }));
 			expect(String(item.error)).toContain('invalid_client');

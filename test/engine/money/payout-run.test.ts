@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../../sandbox';
-import { credentialFromSandbox, type Engine, loadEngine, type RunResult, runMoneyNode } from '../../harness/engine';
+import { CREDENTIAL_TYPE, credentialFromSandbox, type Engine, loadEngine, runMoneyNode, type RunResult } from '../../harness/engine';
 
 /**
  * Payout runs at scale (issue 15), inside real n8n-core executions against the sandbox with its
@@ -80,8 +80,8 @@ beforeAll(async () => {
 	sb = await startSandbox({ finalizeAfterMs: null });
 	engine = await loadEngine();
 	const credential = { velocityLimit: VELOCITY_LIMIT, velocityWindowSeconds: WINDOW_SECONDS };
-	engine.credentials.set(PACED, 'moneyApi', credentialFromSandbox(sb.info, credential));
-	engine.credentials.set(UNPACED, 'moneyApi', credentialFromSandbox(sb.info, { velocityLimit: 100_000 }));
+	engine.credentials.set(PACED, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, credential));
+	engine.credentials.set(UNPACED, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, { velocityLimit: 100_000 }));
 });
 
 beforeEach(async () => {

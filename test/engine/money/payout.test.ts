@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 
 import type { INodeExecutionData } from 'n8n-workflow';
 
-import { credentialFromSandbox } from '../../harness/engine';
+import { CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
 import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
 
 /*
@@ -90,7 +90,7 @@ describe('Money node against the sandbox', () => {
 		});
 
 		it('maps 401, IDEMPOTENCY_CONFLICT and an unretried 500 INTERNAL_ERROR on create payout', async () => {
-			env.engine.credentials.set('bad-hmac', 'moneyApi', credentialFromSandbox(env.sb.info, { hmacSecret: 'not-the-right-secret' }));
+			env.engine.credentials.set('bad-hmac', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { hmacSecret: 'not-the-right-secret' }));
 			const unauthorized = json(await run(payout(), { settings: CONTINUE, credentialId: 'bad-hmac' }));
 			expect(unauthorized).toMatchObject({ httpCode: 401, error_code: 'unauthorized' });
 
@@ -164,7 +164,7 @@ describe('Money node against the sandbox', () => {
 		});
 
 		it('encrypts the PIN with the credential public key (RSA-OAEP SHA-256)', async () => {
-			env.engine.credentials.set('rsa', 'moneyApi', credentialFromSandbox(env.sb.info, { rsaPublicKey: env.sb.info.rsaPublicKeyPem }));
+			env.engine.credentials.set('rsa', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { rsaPublicKey: env.sb.info.rsaPublicKeyPem }));
 			const item = json(await run(payout({ amount: 3636 }), { credentialId: 'rsa' }));
 			expect(item.reference).toBeDefined();
 
@@ -173,7 +173,7 @@ describe('Money node against the sandbox', () => {
 				publicKeyEncoding: { type: 'spki', format: 'pem' },
 				privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
 			});
-			env.engine.credentials.set('wrong-rsa', 'moneyApi', credentialFromSandbox(env.sb.info, { rsaPublicKey: publicKey }));
+			env.engine.credentials.set('wrong-rsa', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { rsaPublicKey: publicKey }));
 			const refused = json(await run(payout({ amount: 3637 }), { credentialId: 'wrong-rsa', settings: CONTINUE }));
 			expect(refused).toMatchObject({ httpCode: 400 });
 		});

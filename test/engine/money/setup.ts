@@ -2,7 +2,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, INodeExecutionData } 
 
 import { startSandbox, type Sandbox } from '../../../sandbox';
 import { ROUTE_SLUGS } from '../../../sandbox/domain/types';
-import { CREDENTIAL_ID, credentialFromSandbox, type Engine, loadEngine, type RunResult, runMoneyNode } from '../../harness/engine';
+import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, type Engine, loadEngine, runMoneyNode, type RunResult } from '../../harness/engine';
 import { findSecrets, type SecretSet } from '../../harness/secrets';
 
 /**
@@ -36,7 +36,7 @@ export function useSandboxEngine(options: { nodeTypes?: string[]; credential?: I
 	beforeAll(async () => {
 		sb = await startSandbox({ finalizeAfterMs: null, config: { clients: [{ pin: PIN }] } });
 		engine = await loadEngine(options.nodeTypes);
-		engine.credentials.set(CREDENTIAL_ID, 'moneyApi', credentialFromSandbox(sb.info, options.credential));
+		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, options.credential));
 	});
 
 	afterAll(async () => {
