@@ -1,4 +1,4 @@
-import { signWebhook } from '../../sandbox/webhooks';
+import { signWebhook } from '../../sandbox/domain/webhooks';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../harness/engine';
 import { findSecrets } from '../harness/secrets';
 import { harnessRequest, postRaw, WebhookHarness } from '../harness/webhook';

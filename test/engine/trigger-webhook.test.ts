@@ -1,7 +1,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import type { Sandbox, WebhookScheme } from '../../sandbox';
-import { signWebhook } from '../../sandbox/webhooks';
+import { signWebhook } from '../../sandbox/domain/webhooks';
 import { CREDENTIAL_TYPE, credentialFromSandbox, CREDENTIAL_ID, loadEngine, type Engine } from '../harness/engine';
 import { findSecrets } from '../harness/secrets';
 import { postRaw, WebhookHarness, type WebhookHarnessOptions } from '../harness/webhook';

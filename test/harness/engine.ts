@@ -20,6 +20,7 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
+import { type MoneyCredentialData, moneyCredentialFor, type SandboxCredentialSource } from '../../sandbox/control/credential';
 import { SignedGet } from '../fixtures/SignedGet.node';
 import { TestCredentialsHelper } from './credentials';
 
@@ -301,35 +302,10 @@ export async function runMoneyNode(
 	return await runWorkflow(engine, workflow, options);
 }
 
-export interface SandboxCredentialSource {
-	baseUrl: string;
-	authUrl: string;
-	clientId: string;
-	clientSecret: string;
-	apiKey?: string;
-	hmacSecret: string;
-	webhookSecret: string;
-	rsaPublicKeyPem?: string;
-	pin: string;
-}
-
-/** Credential data as a user would enter it, pointing at a sandbox. */
-export function credentialFromSandbox(
-	info: SandboxCredentialSource,
-	overrides: ICredentialDataDecryptedObject = {},
-): ICredentialDataDecryptedObject {
-	return {
-		baseUrl: info.baseUrl,
-		tokenUrl: info.authUrl,
-		authentication: 'clientCredentials',
-		clientId: info.clientId,
-		clientSecret: info.clientSecret,
-		apiKey: info.apiKey ?? '',
-		hmacSecret: info.hmacSecret,
-		webhookSecret: info.webhookSecret,
-		rsaPublicKey: '',
-		walletPinSecret: info.pin,
-		accessToken: '',
-		...overrides,
-	};
+/**
+ * The engine tests' credential: sandbox/control/credential.ts's mapping with the wallet PIN sent
+ * plain (`rsaPublicKey: ''`) unless a test sets `rsaPublicKey` (money-node.test.ts 'rsa').
+ */
+export function credentialFromSandbox(info: SandboxCredentialSource, overrides: ICredentialDataDecryptedObject = {}): ICredentialDataDecryptedObject {
+	return moneyCredentialFor(info, { rsaPublicKey: '', ...(overrides as Partial<MoneyCredentialData>) });
 }
