@@ -27,7 +27,8 @@ import * as triggerMemory from '../test/e2e/trigger-memory';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
 import * as rt from './n8n';
 import { failSetup, oneLine, report, runMain, say } from './output';
-import { moneyCredentialData, startSandbox, type SandboxHandle } from './sandbox-process';
+import { moneyCredentialFor } from '../sandbox/control/credential';
+import { startSandbox, type SandboxHandle } from './sandbox-process';
 
 // `--n8n 1.123.x` (or `--n8n=2.41.1`) picks the n8n version; it must be set before the runtime is first asked for it.
 const n8nArg = process.argv.findIndex((a) => a === '--n8n' || a.startsWith('--n8n='));
@@ -78,7 +79,7 @@ async function main(): Promise<number> {
 		resources.n8n = n8n;
 		say(`# sandbox ${sandbox.info.baseUrl}, n8n ${n8n.url} (ready in ${n8n.startSeconds.toFixed(1)} s)`);
 
-		const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialData(sandbox.info) };
+		const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info) };
 		await rt.importJson('import:credentials', [cred], { env: n8n.env });
 		const session = await rt.login(n8n.url, OWNER.email, OWNER.password);
 		const apiKey = await rt.createApiKey(session, { label: 'e2e' });

@@ -11,7 +11,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import * as rt from './n8n';
-import { moneyCredentialData, startSandbox, type SandboxHandle } from './sandbox-process';
+import { moneyCredentialFor } from '../sandbox/control/credential';
+import { startSandbox, type SandboxHandle } from './sandbox-process';
 
 const QUICK_START_VELOCITY = { velocityLimit: 20, velocityWindowSeconds: 10 };
 
@@ -162,7 +163,7 @@ export async function startQuickStart(opts: QuickStartOptions): Promise<QuickSta
 		await sandbox.control.updateClient(sandbox.info.clientId, { limits: { ...client.limits, ...QUICK_START_VELOCITY } });
 		await rt.importJson(
 			'import:credentials',
-			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: 'moneyApi', data: { ...moneyCredentialData(sandbox.info), ...QUICK_START_VELOCITY } }],
+			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: 'moneyApi', data: moneyCredentialFor(sandbox.info, QUICK_START_VELOCITY) }],
 			{ env: n8n.env },
 		);
 		const examples = loadExamples(path.resolve(opts.examplesDir || path.join(REPO, 'examples')), say);

@@ -1,14 +1,17 @@
 /**
  * The Money API sandbox (sandbox/cli.ts) as a child process, for the e2e, browser and queue-mode
  * tiers and the quick start. It runs the TypeScript through the repo's ts-node (--transpile-only)
- * and prints one line `sandbox ready {json}` (its SandboxInfo).
+ * and prints one line `sandbox ready {json}` (its SandboxInfo). Its control API is driven with
+ * the sandbox's own client (sandbox/control/client.ts); the credential pointing at it comes from
+ * sandbox/control/credential.ts.
  */
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 
-import type { ClientPatch, ClientView, Counters, FaultSpec, Ledger, SandboxInfo, SeedRequest, WebhookScheme } from '../sandbox';
+import type { SandboxInfo } from '../sandbox';
+import { SandboxControlClient } from '../sandbox/control/client';
 
 export interface SandboxOptions {
 	repoDir?: string;
@@ -111,66 +114,5 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<SandboxHa
 			clearTimeout(timer);
 			return res;
 		},
-	};
-}
-
-const STATUS_PATH = { COMPLETED: 'complete', FAILED: 'fail', CANCELLED: 'cancel', REVERSED: 'reverse' } as const;
-
-/** The sandbox control API over HTTP (the routes of sandbox/README.md). */
-export class SandboxControlClient {
-	constructor(private readonly controlUrl: string) {}
-
-	async call<T = any>(method: string, p: string, body?: unknown): Promise<T> {
-		const res = await fetch(`${this.controlUrl}${p}`, {
-			method,
-			headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-			body: body !== undefined ? JSON.stringify(body) : undefined,
-			signal: AbortSignal.timeout(30_000),
-		});
-		const text = await res.text();
-		let json: unknown;
-		try {
-			json = text ? JSON.parse(text) : undefined;
-		} catch {
-			json = text;
-		}
-		if (!res.ok) throw new Error(`sandbox control ${method} ${p}: HTTP ${res.status} ${text.slice(0, 300)}`);
-		return json as T;
-	}
-
-	setStatus = (reference: string, status: keyof typeof STATUS_PATH) => this.call('POST', `/transactions/${encodeURIComponent(reference)}/${STATUS_PATH[status]}`);
-	counters = (): Promise<Counters> => this.call('GET', '/counters');
-	resetCounters = () => this.call('POST', '/counters/reset');
-	ledger = (clientId?: string): Promise<Ledger> => this.call('GET', `/ledger${clientId ? `?clientId=${encodeURIComponent(clientId)}` : ''}`);
-	setWebhook = (url: string | null, scheme?: WebhookScheme, clientId?: string) => this.call('PUT', '/webhook', { url, scheme, clientId });
-	flushWebhooks = () => this.call('POST', '/webhook/flush');
-	deliverEvent = (event: object, copies?: number, clientId?: string): Promise<{ statuses: Array<number | null> }> =>
-		this.call('POST', '/webhook/deliver', { event, copies, clientId });
-	setFinalizeAfter = (afterMs: number | null) => this.call('PUT', '/finalize', { afterMs });
-	addFault = (fault: FaultSpec) => this.call('POST', '/faults', fault);
-	clearFaults = () => this.call('DELETE', '/faults');
-	revokeTokens = (clientId?: string) => this.call('POST', clientId ? `/clients/${encodeURIComponent(clientId)}/revoke-tokens` : '/revoke-tokens');
-	getClient = (id: string): Promise<ClientView> => this.call('GET', `/clients/${encodeURIComponent(id)}`);
-	updateClient = (id: string, patch: ClientPatch): Promise<ClientView> => this.call('PATCH', `/clients/${encodeURIComponent(id)}`, patch);
-	seed = (req: SeedRequest) => this.call('POST', '/seed', req);
-	health = () => this.call('GET', '/health');
-}
-
-/**
- * The `moneyApi` credential data pointing at a running sandbox (SandboxInfo).
- * Field names follow credentials/MoneyApi.credentials.ts.
- */
-export function moneyCredentialData(info: SandboxInfo) {
-	return {
-		baseUrl: info.baseUrl,
-		tokenUrl: info.authUrl,
-		authentication: 'clientCredentials',
-		clientId: info.clientId,
-		clientSecret: info.clientSecret,
-		hmacSecret: info.hmacSecret,
-		webhookSecret: info.webhookSecret,
-		rsaPublicKey: info.rsaPublicKeyPem,
-		walletPinSecret: info.pin,
-		accessToken: '',
 	};
 }

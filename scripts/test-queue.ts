@@ -31,7 +31,7 @@ import * as services from './queue/services';
 import { workersVsOne } from './queue/throughput';
 import * as topologyOf from './queue/topology';
 import * as wf from './queue/workflows';
-import { moneyCredentialData } from './sandbox-process';
+import { moneyCredentialFor } from '../sandbox/control/credential';
 
 /** The sandbox's payout velocity is raised for this tier, and the credential says so: the Money node paces payout runs to the credential's limit. */
 const QUEUE_VELOCITY_LIMIT = 1_000_000;
@@ -60,7 +60,7 @@ async function prepare(topology: topologyOf.RunningTopology, log: (msg: string) 
 		trigger.workflow,
 		wf.pollTrigger(ids.poll),
 	];
-	const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: { ...moneyCredentialData(sandbox.info), velocityLimit: QUEUE_VELOCITY_LIMIT } };
+	const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info, { velocityLimit: QUEUE_VELOCITY_LIMIT }) };
 	await rt.importJson('import:credentials', [cred], { env: main.env });
 	await rt.importJson('import:workflow', workflows, { env: main.env });
 	const session = await rt.login(main.url, OWNER.email, OWNER.password);

@@ -2,7 +2,7 @@
 
 import type { SandboxInfo } from '../../sandbox';
 import type { executionError, nodeOutput, PublicApi, Session } from '../n8n';
-import type { SandboxControlClient } from '../sandbox-process';
+import type { SandboxControlClient } from '../../sandbox/control/client';
 import type { RunningTopology } from './topology';
 
 export interface QueueContext {

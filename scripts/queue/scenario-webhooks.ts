@@ -9,7 +9,7 @@ import { strict as assert } from 'node:assert';
 import * as crypto from 'node:crypto';
 
 // The sandbox's own sender: the body signed once (D1), POSTed `copies` times at once.
-import { deliverCopies } from '../../sandbox/webhooks';
+import { deliverCopies } from '../../sandbox/domain/webhooks';
 import type { QueueContext, ScenarioReport } from './context';
 import * as h from './helpers';
 

@@ -7,7 +7,7 @@
 import type { SandboxInfo } from '../../sandbox';
 import type { CliResult, Execution, Json, N8nHandle, PublicApi, Session } from '../../scripts/n8n';
 import type { OutputSelector } from '../../scripts/n8n/api';
-import type { SandboxControlClient } from '../../scripts/sandbox-process';
+import type { SandboxControlClient } from '../../sandbox/control/client';
 import { chain, type Workflow, type WorkflowNode } from './workflows';
 
 /** One workflow run by `n8n execute`, read back from the public API. */

@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import type { Execution, Json } from '../../scripts/n8n';
-import { moneyCredentialData } from '../../scripts/sandbox-process';
+import { moneyCredentialFor } from '../../sandbox/control/credential';
 import { seedDailyReconciliation } from '../fixtures/daily-reconciliation';
 import { BENEFICIARY, INELIGIBLE, keyedWorkflows, PAYER, referenceOf, statusOf, type CasePart, type Check, type E2eContext } from './case-setup';
 import * as payoutRunCases from './payout-run';
@@ -282,9 +282,9 @@ export function build(ctx: E2eContext): CasePart {
 					assert.ok(res.status === 200, `credential test answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
 					return res.json.data;
 				};
-				const good = await test(moneyCredentialData(info));
+				const good = await test(moneyCredentialFor(info));
 				assert.equal(good.status, 'OK', JSON.stringify(good));
-				const wrongHmac = await test({ ...moneyCredentialData(info), hmacSecret: 'not-the-hmac-secret' });
+				const wrongHmac = await test(moneyCredentialFor(info, { hmacSecret: 'not-the-hmac-secret' }));
 				assert.equal(wrongHmac.status, 'Error', JSON.stringify(wrongHmac));
 				assert.ok(!JSON.stringify(wrongHmac).includes(info.clientSecret), 'the test result shows the client secret');
 			},

@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { moneyCredentialData } from '../../scripts/sandbox-process';
+import { moneyCredentialFor } from '../../sandbox/control/credential';
 import { BENEFICIARY, type Check, type E2eContext, type KeyedWorkflows } from './case-setup';
 import { CREDENTIAL_TYPE, money, node, webhookIdFor, type CredentialRef } from './workflows';
 
@@ -144,6 +144,6 @@ export function build(ctx: E2eContext, { ids, wf }: KeyedWorkflows) {
 			},
 		},
 	];
-	const credentials = [{ id: PACED_CREDENTIAL.id, name: PACED_CREDENTIAL.name, type: CREDENTIAL_TYPE, data: { ...moneyCredentialData(info), ...VELOCITY } }];
+	const credentials = [{ id: PACED_CREDENTIAL.id, name: PACED_CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialFor(info, VELOCITY) }];
 	return { workflows, checks, credentials, paceSandbox, PACED_CREDENTIAL };
 }
