@@ -11,6 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import * as rt from './n8n';
+import { MONEY_API_CREDENTIAL_TYPE } from '../nodes/api/routes';
 import { moneyCredentialFor } from '../sandbox/control/credential';
 import { startSandbox, type SandboxHandle } from './sandbox-process';
 
@@ -163,7 +164,7 @@ export async function startQuickStart(opts: QuickStartOptions): Promise<QuickSta
 		await sandbox.control.updateClient(sandbox.info.clientId, { limits: { ...client.limits, ...QUICK_START_VELOCITY } });
 		await rt.importJson(
 			'import:credentials',
-			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: 'moneyApi', data: moneyCredentialFor(sandbox.info, QUICK_START_VELOCITY) }],
+			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: MONEY_API_CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info, QUICK_START_VELOCITY) }],
 			{ env: n8n.env },
 		);
 		const examples = loadExamples(path.resolve(opts.examplesDir || path.join(REPO, 'examples')), say);

@@ -11,6 +11,7 @@ import * as path from 'node:path';
 
 import * as rt from '../n8n';
 import type { Example } from '../quick-start';
+import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/routes';
 import { moneyCredentialFor } from '../../sandbox/control/credential';
 import * as services from './services';
 import * as topologyOf from './topology';
@@ -62,7 +63,7 @@ export async function runDevQueue({
 	}
 	const running = topology as topologyOf.RunningTopology;
 	const { main, sandbox } = running;
-	await rt.importJson('import:credentials', [{ ...credential, type: 'moneyApi', data: moneyCredentialFor(sandbox.info) }], { env: main.env });
+	await rt.importJson('import:credentials', [{ ...credential, type: MONEY_API_CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info) }], { env: main.env });
 	const examples = loadExamples();
 	if (examples.length) await rt.importJson('import:workflow', examples.map((e) => e.workflow), { env: main.env });
 

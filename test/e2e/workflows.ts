@@ -8,6 +8,8 @@
 
 import * as crypto from 'node:crypto';
 
+import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/routes';
+
 /** A node of a workflow's JSON (`id` and `position` are filled in by chain()). */
 export interface WorkflowNode {
 	name: string;
@@ -45,7 +47,7 @@ export const TYPES = {
 	webhook: 'n8n-nodes-base.webhook',
 	httpRequest: 'n8n-nodes-base.httpRequest',
 };
-export const CREDENTIAL_TYPE = 'moneyApi';
+export const CREDENTIAL_TYPE = MONEY_API_CREDENTIAL_TYPE;
 
 /** The credential every Money node of these workflows uses (imported by scripts/e2e.ts). */
 export const CREDENTIAL: CredentialRef = { id: 'e2eMoneyCred0000001', name: 'Money sandbox (e2e)' };
