@@ -10,21 +10,12 @@ import type {
 	IRun,
 	IRunExecutionData,
 	ITaskDataConnections,
-	IWorkflowBase,
 	IWorkflowExecuteAdditionalData,
 	Workflow,
 } from 'n8n-workflow';
 import { createRunExecutionData } from 'n8n-workflow';
 
-import {
-	additionalDataFor,
-	buildWorkflow,
-	CREDENTIAL_ID,
-	CREDENTIAL_TYPE,
-	type Engine,
-	MONEY_NODE,
-	SIGNED_GET_FIXTURE,
-} from '../test/harness/engine';
+import { additionalDataFor, buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, type Engine, MONEY_NODE, SIGNED_GET_FIXTURE, workflowDataOf } from '../test/harness/engine';
 import type { SandboxInfo } from '../sandbox';
 
 const CREDENTIALS = { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: 'Money API account' } };
@@ -47,14 +38,7 @@ export interface BenchRun {
  */
 export async function runBench(engine: Engine, workflow: Workflow, options: BenchRunOptions): Promise<BenchRun> {
 	const executionId = randomUUID();
-	const workflowData = {
-		id: workflow.id,
-		name: workflow.name,
-		nodes: Object.values(workflow.nodes),
-		connections: workflow.connectionsBySourceNode,
-		active: false,
-	} as unknown as IWorkflowBase;
-	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowData);
+	const hooks = new ExecutionLifecycleHooks('manual', executionId, workflowDataOf(workflow));
 	let resolveFinished: (run: IRun) => void = () => {};
 	const finished = new Promise<IRun>((resolve) => (resolveFinished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData) => resolveFinished(fullRunData));

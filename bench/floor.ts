@@ -1,6 +1,6 @@
 import { Client, Pool } from 'undici';
 
-import { computeRequestSignature, EMPTY_BODY_STRING } from '../nodes/shared/signature';
+import { computeRequestSignature, EMPTY_BODY_STRING } from '../credentials/signing/signature';
 import type { SandboxInfo } from '../sandbox';
 
 /** OAuth2 client-credentials token straight from the sandbox token host (one request). */

@@ -47,7 +47,7 @@ export class SandboxProcess {
 	static async start(options: SandboxOptions = {}): Promise<SandboxProcess> {
 		const child = forkTs('sandbox-child.ts', [JSON.stringify(options)]);
 		const { info } = await nextMessage<{ info: SandboxInfo }>(child, 'ready');
-		return new SandboxProcess(child, info, new SandboxControlClient(info.controlUrl));
+		return new SandboxProcess(child, info, new SandboxControlClient(info.controlUrl, { timeoutMs: null }));
 	}
 
 	get pid(): number {

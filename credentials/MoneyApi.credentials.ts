@@ -9,7 +9,8 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { signMoneyRequest } from '../nodes/shared/signRequest';
+import { MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../nodes/api/routes';
+import { signMoneyRequest } from './signing/signRequest';
 
 /** Stored in the expirable field in API-key mode, where no bearer token exists. */
 const API_KEY_MODE_TOKEN = 'api-key-mode';
@@ -35,7 +36,7 @@ function describeTokenFailure(statusCode: number, body: unknown): string {
 }
 
 export class MoneyApi implements ICredentialType {
-	name = 'moneyApi';
+	name = MONEY_API_CREDENTIAL_TYPE;
 
 	displayName = 'Money API';
 
@@ -201,7 +202,7 @@ export class MoneyApi implements ICredentialType {
 	test: ICredentialTestRequest = {
 		request: {
 			baseURL: '={{$credentials.baseUrl}}',
-			url: '/money/v1/account',
+			url: ROUTES.account,
 			method: 'GET',
 		},
 	};

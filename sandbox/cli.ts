@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { SandboxConfig } from './domain/settings';
+import type { WebhookScheme } from './domain/types';
 import { startSandbox, type SandboxOptions } from './index';
-import type { SandboxConfig, WebhookScheme } from './types';
 
 const USAGE = `usage: npm run sandbox -- [--port N] [--auth-port N] [--host H] [--webhook-url URL]
   [--webhook-scheme request-style|body-hmac] [--gateway-prefix /prefix] [--config FILE] [--state FILE]

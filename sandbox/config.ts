@@ -1,14 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { DEFAULT_DIRECTORY } from './directory';
-import {
-	ROUTE_SLUGS,
-	type ClientLimits,
-	type ClientSettings,
-	type ClientSettingsInput,
-	type ResolvedConfig,
-	type SandboxConfig,
-	type WebhookDeliverySettings,
-} from './types';
+import { DEFAULT_DIRECTORY } from './domain/directory';
+import type { ClientLimits, ClientSettings, ClientSettingsInput, ResolvedConfig, SandboxConfig, WebhookDeliverySettings } from './domain/settings';
+import { ROUTE_SLUGS } from './domain/types';
 
 /** Every secret below is a fixed SANDBOX-ONLY default for a local dev tool; override them in a config file. */
 export const PRIMARY_CLIENT_ID = 'sandbox-client-1';

@@ -1,19 +1,25 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolveConfig } from './config';
-import type { SandboxControl, SandboxInfo } from './control-api';
-import { createControlHandler, InProcessControl } from './control';
-import { createPaymentPageHandler } from './payment-page';
+import { InProcessControl } from './control/in-process';
+import { createControlHandler } from './control/routes';
+import type { SandboxControl, SandboxInfo } from './control/types';
+import type { SandboxConfig } from './domain/settings';
+import type { WebhookScheme } from './domain/types';
+import { createApiHandler } from './http/api-host';
+import { createPaymentPageHandler } from './http/payment-page';
+import { createTokenHandler } from './http/token-host';
 import { SandboxRuntime } from './runtime';
-import { createApiHandler } from './server';
-import { createTokenHandler } from './token-host';
-import type { SandboxConfig, WebhookScheme } from './types';
 
-export type { SandboxControl, SandboxInfo, FinalStatus, HealthReport } from './control-api';
-export type * from './types';
+export type { SandboxControl, SandboxInfo, FinalStatus, HealthReport, Ledger } from './control/types';
+export type * from './domain/types';
+export type * from './domain/settings';
+export type { FaultKind, FaultSpec } from './faults/injector';
 export { defaultSandboxConfig, PRIMARY_CLIENT_ID, SECONDARY_CLIENT_ID } from './config';
-export { INELIGIBLE_IDENTIFIERS, UNKNOWN_IDENTIFIERS } from './directory';
-export { SandboxControlClient } from './control-client';
+export { INELIGIBLE_IDENTIFIERS, UNKNOWN_IDENTIFIERS } from './domain/directory';
+export { deliverCopies, signWebhook } from './domain/webhooks';
+export { SandboxControlClient, SandboxControlError, type SandboxControlClientOptions } from './control/client';
+export { moneyCredentialFor, type MoneyCredentialData, type SandboxCredentialSource } from './control/credential';
 
 export interface SandboxOptions {
 	port?: number;

@@ -1,15 +1,16 @@
-import { TokenStore } from './auth';
-import { ClientRegistry } from './clients';
-import { SandboxClock } from './clock';
-import { Counters } from './counters';
-import { Directory } from './directory';
-import type { EnvelopeContext } from './envelope';
-import { FaultInjector } from './faults';
-import { loadState, StateWriter, type PersistedState } from './persistence';
-import { MoneyService } from './service';
-import { IdempotencyStore, TransactionStore } from './store';
-import type { ResolvedConfig, Resource, Transaction } from './types';
-import { WebhookDispatcher } from './webhooks';
+import { ClientRegistry } from './domain/clients';
+import { SandboxClock } from './domain/clock';
+import { Counters } from './domain/counters';
+import { Directory } from './domain/directory';
+import { loadState, StateWriter, type PersistedState } from './domain/persistence';
+import { MoneyService } from './domain/service';
+import type { ResolvedConfig } from './domain/settings';
+import { IdempotencyStore, TransactionStore } from './domain/store';
+import type { Resource, Transaction } from './domain/types';
+import { WebhookDispatcher } from './domain/webhooks';
+import { FaultInjector } from './faults/injector';
+import type { EnvelopeContext } from './http/envelope';
+import { TokenStore } from './security/auth';
 
 export interface RuntimeOptions {
 	tokenTtlSeconds: number;

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { WebhookContext } from 'n8n-core';
 import type { INodeType, IWebhookData, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 
-import { computeRequestSignature, hexSignaturesEqual } from '../../nodes/shared/signature';
+import { computeRequestSignature, hexSignaturesEqual } from '../../credentials/signing/signature';
 import type { Engine } from '../../test/harness/engine';
 import { harnessRequest, ResponseAdapter, WebhookHarness, type HarnessRequest } from '../../test/harness/webhook';
 import { collectGarbage } from '../env';

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import * as account from './actions/account';
 import * as charge from './actions/charge';
 import * as payout from './actions/payout';
@@ -21,7 +22,7 @@ export class Money implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: `={{(${configuredOutputs})($parameter)}}`,
-		credentials: [{ name: 'moneyApi', required: true }],
+		credentials: [{ name: MONEY_API_CREDENTIAL_TYPE, required: true }],
 		properties: [
 			{
 				displayName: 'Resource',

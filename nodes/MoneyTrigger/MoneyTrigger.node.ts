@@ -6,117 +6,39 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
+import { resourceOptions, TRANSACTION_RESOURCES } from '../api/values';
+import { confirmWithApi } from '../events/confirm';
+import { channelsFilter, statusesFilter } from '../events/filterFields';
+import { asStringList, passesFilters } from '../events/filters';
+import { buildEventItem } from '../events/item';
+import { statusOfEnvelope } from '../events/envelope';
 import {
-	asStringList,
-	buildEventItem,
-	DEFAULT_MAX_BODY_BYTES,
-	envelopeOfReadResponse,
 	EVENT_ID_HARD_CAP,
 	EVENT_ID_REPLAY_WINDOW_SECONDS,
 	eventMemoryOf,
 	forgetEventId,
 	hasSeenEventId,
-	judgeTransition,
 	lastKnownStatus,
-	parseWebhookEvent,
-	passesFilters,
-	readRoute,
 	rememberEventId,
 	rememberStatus,
-	resourceOfEnvelope,
+} from '../events/memory';
+import { parseWebhookEvent } from '../events/parse';
+import { judgeTransition } from '../events/statusOrder';
+import {
+	DEFAULT_MAX_BODY_BYTES,
 	signedPathCandidates,
-	statusOfEnvelope,
 	verifyWebhookSignature,
-	type MoneyEvent,
-	type MoneyResource,
 	type WebhookSchemeSetting,
-} from '../shared/events';
-import { moneyApiRequest } from '../shared/transport';
-import { channelsFilter, resourceOptions, statusesFilter } from './descriptions';
+} from '../events/verification';
+import { accept, acknowledge, MISSING_SECRET_MESSAGE, rawBodyOf, readWebhookSecret, respond } from './answers';
 import { EventClaims } from './eventClaims';
 
 const WEBHOOK_NAME = 'default';
 
 const recentEvents = new EventClaims(EVENT_ID_REPLAY_WINDOW_SECONDS * 1000, EVENT_ID_HARD_CAP);
-
-const MISSING_SECRET_MESSAGE =
-	'The Money API credential has no Webhook Secret, so deliveries cannot be verified. Add the webhook secret issued for this client to the credential, then activate the workflow again.';
-
-interface Refusal {
-	status: number;
-	error: string;
-}
-
-type ConfirmOutcome =
-	| { kind: 'confirmed'; envelope: IDataObject; resource: MoneyResource }
-	| { kind: 'unknown' }
-	| { kind: 'unavailable' };
-
-function respond(context: IWebhookFunctions, refusal: Refusal): IWebhookResponseData {
-	const res = context.getResponseObject();
-	res.writeHead(refusal.status, { 'content-type': 'application/json; charset=utf-8' });
-	res.end(JSON.stringify({ success: false, error: refusal.error }));
-	return { noWebhookResponse: true };
-}
-
-/**
- * Answers 200 now and hands the event to n8n. Answering before n8n starts the execution is what
- * makes n8n save the event memory this delivery wrote: with the answer left to n8n it is sent after
- * the execution starts, and by then n8n no longer sees the static data as changed
- * (docs/webhook-memory.md).
- */
-function accept(context: IWebhookFunctions, item: IDataObject): IWebhookResponseData {
-	const res = context.getResponseObject();
-	res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-	res.end(JSON.stringify({ received: true }));
-	return { noWebhookResponse: true, workflowData: [context.helpers.returnJsonArray([item])] };
-}
-
-function acknowledge(reason: string): IWebhookResponseData {
-	return { webhookResponse: { received: true, ignored: reason } };
-}
-
-async function readWebhookSecret(context: IWebhookFunctions | IHookFunctions): Promise<string> {
-	const credentials = await context.getCredentials('moneyApi');
-	const secret = credentials?.webhookSecret;
-	return typeof secret === 'string' ? secret : '';
-}
-
-async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {
-	const req = context.getRequestObject();
-	if (!Buffer.isBuffer(req.rawBody) && typeof req.readRawBody === 'function') await req.readRawBody();
-	return Buffer.isBuffer(req.rawBody) ? req.rawBody : undefined;
-}
-
-function isNotFound(error: unknown): boolean {
-	return error instanceof NodeApiError && error.httpCode === '404';
-}
-
-async function confirmWithApi(context: IWebhookFunctions, event: MoneyEvent): Promise<ConfirmOutcome> {
-	if (!event.reference) return { kind: 'unknown' };
-	const candidates: MoneyResource[] = event.resource ? [event.resource] : ['charge', 'payout'];
-	for (const resource of candidates) {
-		try {
-			const response = await moneyApiRequest.call(context, 'GET', readRoute(resource, event.reference), {
-				retry: { maxRetries: 1 },
-				timeoutMs: 8000,
-			});
-			const envelope = envelopeOfReadResponse(response);
-			if (!envelope) return { kind: 'unavailable' };
-			return { kind: 'confirmed', envelope, resource: resourceOfEnvelope(envelope) ?? resource };
-		} catch (error) {
-			if (isNotFound(error)) continue;
-			context.logger.warn('Money Trigger could not confirm an event with the Money API; the sender will retry', {
-				reference: event.reference,
-				httpCode: error instanceof NodeApiError ? error.httpCode : undefined,
-			});
-			return { kind: 'unavailable' };
-		}
-	}
-	return { kind: 'unknown' };
-}
 
 export class MoneyTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -130,7 +52,7 @@ export class MoneyTrigger implements INodeType {
 		defaults: { name: 'Money Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'moneyApi', required: true }],
+		credentials: [{ name: MONEY_API_CREDENTIAL_TYPE, required: true }],
 		webhooks: [
 			{
 				name: WEBHOOK_NAME,
@@ -152,8 +74,8 @@ export class MoneyTrigger implements INodeType {
 				displayName: 'Resources',
 				name: 'resources',
 				type: 'multiOptions',
-				options: resourceOptions,
-				default: ['charge', 'payout'],
+				options: resourceOptions(),
+				default: [...TRANSACTION_RESOURCES],
 				description: 'Which transactions start the workflow. Leave empty for both.',
 			},
 			statusesFilter,

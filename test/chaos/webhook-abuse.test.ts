@@ -2,7 +2,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 
 import type { Sandbox, WebhookScheme } from '../../sandbox';
-import { signWebhook } from '../../sandbox/webhooks';
+import { signWebhook } from '../../sandbox/domain/webhooks';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, type Engine, loadEngine } from '../harness/engine';
 import { postRaw, WebhookHarness } from '../harness/webhook';
 import { SecretCapture } from './support/capture';

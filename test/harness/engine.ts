@@ -20,6 +20,8 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
+import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/routes';
+import { type MoneyCredentialData, moneyCredentialFor, type SandboxCredentialSource } from '../../sandbox/control/credential';
 import { SignedGet } from '../fixtures/SignedGet.node';
 import { TestCredentialsHelper } from './credentials';
 
@@ -28,7 +30,7 @@ export const PACK = 'n8n-nodes-money';
 export const MONEY_NODE = `${PACK}.money`;
 export const MONEY_TRIGGER = `${PACK}.moneyTrigger`;
 export const MONEY_POLL_TRIGGER = `${PACK}.moneyPollTrigger`;
-export const CREDENTIAL_TYPE = 'moneyApi';
+export const CREDENTIAL_TYPE = MONEY_API_CREDENTIAL_TYPE;
 export const CREDENTIAL_ID = 'money-credential';
 export const SIGNED_GET_FIXTURE = 'test.signedGet';
 
@@ -233,18 +235,7 @@ async function executeRunData(
 	executionId: string = randomUUID(),
 	sendDataToUI?: RunOptions['sendDataToUI'],
 ): Promise<RunResult> {
-	const workflowData = {
-		id: workflow.id,
-		name: workflow.name,
-		nodes: Object.values(workflow.nodes),
-		connections: workflow.connectionsBySourceNode,
-		active: false,
-		activeVersionId: null,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	} as unknown as IWorkflowBase;
-	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowDataOf(workflow));
 	let resolveFinished: (run: IRun) => void = () => {};
 	const finished = new Promise<IRun>((resolve) => (resolveFinished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (fullRunData) => resolveFinished(fullRunData));
@@ -301,35 +292,25 @@ export async function runMoneyNode(
 	return await runWorkflow(engine, workflow, options);
 }
 
-export interface SandboxCredentialSource {
-	baseUrl: string;
-	authUrl: string;
-	clientId: string;
-	clientSecret: string;
-	apiKey?: string;
-	hmacSecret: string;
-	webhookSecret: string;
-	rsaPublicKeyPem?: string;
-	pin: string;
+/**
+ * The engine tests' credential: sandbox/control/credential.ts's mapping with the wallet PIN sent
+ * plain (`rsaPublicKey: ''`) unless a test sets `rsaPublicKey` (money-node.test.ts 'rsa').
+ */
+export function credentialFromSandbox(info: SandboxCredentialSource, overrides: ICredentialDataDecryptedObject = {}): ICredentialDataDecryptedObject {
+	return moneyCredentialFor(info, { rsaPublicKey: '', ...(overrides as Partial<MoneyCredentialData>) });
 }
 
-/** Credential data as a user would enter it, pointing at a sandbox. */
-export function credentialFromSandbox(
-	info: SandboxCredentialSource,
-	overrides: ICredentialDataDecryptedObject = {},
-): ICredentialDataDecryptedObject {
+/** The stored form of a workflow that n8n's lifecycle hooks take (an unsaved, inactive workflow). */
+export function workflowDataOf(workflow: Workflow): IWorkflowBase {
 	return {
-		baseUrl: info.baseUrl,
-		tokenUrl: info.authUrl,
-		authentication: 'clientCredentials',
-		clientId: info.clientId,
-		clientSecret: info.clientSecret,
-		apiKey: info.apiKey ?? '',
-		hmacSecret: info.hmacSecret,
-		webhookSecret: info.webhookSecret,
-		rsaPublicKey: '',
-		walletPinSecret: info.pin,
-		accessToken: '',
-		...overrides,
-	};
+		id: workflow.id,
+		name: workflow.name,
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
+		active: false,
+		activeVersionId: null,
+		isArchived: false,
+		createdAt: new Date(),
+		updatedAt: new Date(),
+	} as unknown as IWorkflowBase;
 }

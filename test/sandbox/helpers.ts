@@ -52,6 +52,25 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Sa
 	return startSandbox({ ...options, config: { ...FAST_WEBHOOKS, ...options.config } });
 }
 
+export interface StartedSandbox {
+	sandbox: Sandbox;
+	api: ApiTestClient;
+}
+
+/**
+ * The setup of most suites: before all (or each) of the enclosing describe's tests, starts a test
+ * sandbox and an ApiTestClient on it and hands both to `use`; closes the sandbox after.
+ */
+export function useTestSandbox(scope: 'all' | 'each', use: (started: StartedSandbox) => void, options: SandboxOptions = {}): void {
+	const [before, after] = scope === 'all' ? [beforeAll, afterAll] : [beforeEach, afterEach];
+	let sandbox: Sandbox | undefined;
+	before(async () => {
+		sandbox = await startTestSandbox(options);
+		use({ sandbox, api: new ApiTestClient(sandbox) });
+	});
+	after(() => sandbox?.close());
+}
+
 export interface CallOptions {
 	body?: unknown;
 	rawBody?: string;
@@ -126,6 +145,24 @@ export function chargeBody(overrides: Record<string, unknown> = {}): Record<stri
 		channel: 'psp-a-tg',
 		pin: '1234',
 		...overrides,
+	};
+}
+
+/** What a PENDING charge made from chargeBody() reads back as (spec 2.4 envelope), for toMatchObject. */
+export function pendingChargeEnvelope(sandbox: Sandbox, reference: string, sharedNote: string | null = null): Record<string, unknown> {
+	return {
+		reference,
+		status: { code: 0, label: 'PENDING' },
+		type: 'charge',
+		amount: { value: 5000, currency: 'XOF' },
+		balance_after: { value: expect.any(Number), currency: 'XOF' },
+		counterpart_account: { identifier: 'GM-1001', channel: 'psp-a-tg', name: 'Afi Mensah' },
+		account: { identifier: sandbox.info.merchantAccountNumber, channel: 'psp-a-tg', name: expect.any(String) },
+		category: { id: expect.any(String), label: expect.any(String) },
+		note: null,
+		shared_note: sharedNote,
+		description: expect.any(String),
+		payment_references: [],
 	};
 }
 

@@ -1,9 +1,9 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { MONEY_CREDENTIAL_TYPE } from '../../shared/constants';
-import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../shared/transport';
+import { MONEY_API_CREDENTIAL_TYPE } from '../../api/routes';
+import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../transport/retry';
 import { CreateRun, createRunSettings } from '../helpers/createRun';
-import type { CallSettings, OperationContext } from './types';
+import type { CallSettings, OperationContext } from './node.type';
 
 /** True when an AI agent runs the node as a tool (the `…Tool` node type, or a tool sub-execution). */
 export function isToolMode(context: IExecuteFunctions): boolean {
@@ -21,7 +21,7 @@ export function createOperationContext(context: IExecuteFunctions): OperationCon
 	let createRun: Promise<CreateRun> | undefined;
 	const operationContext: OperationContext = {
 		isToolMode: isToolMode(context),
-		credentials: async () => await (credentials ??= context.getCredentials(MONEY_CREDENTIAL_TYPE)),
+		credentials: async () => await (credentials ??= context.getCredentials(MONEY_API_CREDENTIAL_TYPE)),
 		createRun: async () =>
 			await (createRun ??= operationContext.credentials().then((data) => {
 				const options = context.getNodeParameter('options', 0, {}) as IDataObject;

@@ -1,15 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { asNodeError, type NodeError } from '../../shared/errors';
+import { asNodeError, type NodeError } from '../../transport/errors';
 import * as account from './account';
 import * as charge from './charge';
 import { createOperationContext } from './context';
 import * as payout from './payout';
 import * as transaction from './transaction';
-import type { BatchOperationModule, MoneyResource, OperationModule } from './types';
+import type { BatchOperationModule, MoneyType, OperationModule } from './node.type';
 
-const OPERATIONS: Record<MoneyResource, Record<string, OperationModule | BatchOperationModule>> = {
+type OperationTable = { [R in MoneyType['resource']]: Record<Extract<MoneyType, { resource: R }>['operation'], OperationModule | BatchOperationModule> };
+
+/** Every operation of every resource: a missing or unknown one is a type error. */
+export const OPERATIONS: OperationTable = {
 	account: { get: account.get },
 	charge: { create: charge.create, get: charge.get, getAll: charge.getAll, reconcile: charge.reconcile },
 	payout: { create: payout.create, get: payout.get, getAll: payout.getAll, reconcile: payout.reconcile },
@@ -62,9 +65,9 @@ async function runBounded(count: number, limit: number, task: (index: number) =>
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
 	const node = this.getNode();
-	const resource = this.getNodeParameter('resource', 0) as MoneyResource;
-	const operation = this.getNodeParameter('operation', 0) as string;
-	const handler = OPERATIONS[resource]?.[operation];
+	const resource = this.getNodeParameter('resource', 0) as MoneyType['resource'];
+	const operation = this.getNodeParameter('operation', 0) as MoneyType['operation'];
+	const handler = (OPERATIONS[resource] as Record<string, OperationModule | BatchOperationModule> | undefined)?.[operation];
 	if (!handler) {
 		throw new NodeOperationError(node, `The operation "${operation}" is not supported for the resource "${resource}"`);
 	}

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ROUTES } from '../../shared/constants';
-import { moneyApiRequest } from '../../shared/transport';
-import type { CallSettings } from '../actions/types';
+import { ROUTES } from '../../api/routes';
+import { moneyApiRequest } from '../../transport/request';
+import { type CallSettings } from '../actions/node.type';
 
 export interface PlannedPayout {
 	amount: unknown;

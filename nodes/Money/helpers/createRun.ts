@@ -1,9 +1,9 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../shared/constants';
-import { asNodeError, type NodeError } from '../../shared/errors';
-import type { CallSettings } from '../actions/types';
+import { type TransactionResource } from '../../api/values';
+import { asNodeError, type NodeError } from '../../transport/errors';
+import { type CallSettings } from '../actions/node.type';
 import { checkRunBalance, type RunRefusal } from './balanceCheck';
 import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from './caps';
 import { VelocityPacer, velocitySettingsFrom, type VelocitySettings } from './pacing';

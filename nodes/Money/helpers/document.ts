@@ -1,4 +1,4 @@
-import { DOCUMENT_MAX_BYTES } from '../../shared/constants';
+import { DOCUMENT_MAX_BYTES } from '../../api/values';
 
 export type DocumentType = 'image/jpeg' | 'image/png' | 'application/pdf';
 

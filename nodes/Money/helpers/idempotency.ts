@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../shared/constants';
+import { type TransactionResource } from '../../api/values';
 
 const DERIVATION_LABEL = 'n8n-nodes-money/idempotency/v1';
 

@@ -1,16 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import {
-	ACCOUNT_TYPE_FIELD,
-	ACCOUNT_TYPES,
-	CHANNELS,
-	CURRENCIES,
-	IDENTIFIER_TYPES,
-	MESSAGE_MAX_CHARACTERS,
-	PARTY_FIELD,
-	type TransactionResource,
-} from '../../shared/constants';
+import { ACCOUNT_TYPE_FIELD, ACCOUNT_TYPES, CHANNELS, CURRENCIES, IDENTIFIER_TYPES, MESSAGE_MAX_CHARACTERS, PARTY_FIELD, type TransactionResource } from '../../api/values';
 import { checkDocument } from './document';
 
 /** A client-side rule a parameter breaks: the parameter as the UI names it, the API field, the rule. */

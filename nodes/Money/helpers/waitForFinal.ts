@@ -1,7 +1,9 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { PENDING_STATUS, ROUTES, type TransactionResource } from '../../shared/constants';
-import { moneyApiRequest, pauseUnlessCancelled, type RetryPolicy } from '../../shared/transport';
+import { PENDING_STATUS, type TransactionResource } from '../../api/values';
+import { ROUTES } from '../../api/routes';
+import { moneyApiRequest } from '../../transport/request';
+import { pauseUnlessCancelled, type RetryPolicy } from '../../transport/retry';
 
 export interface WaitOptions {
 	timeoutMs: number;

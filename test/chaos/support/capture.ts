@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { format } from 'node:util';
 
-import * as sandboxSignature from '../../../sandbox/signature';
-import { TokenStore } from '../../../sandbox/auth';
+import * as sandboxSignature from '../../../sandbox/security/signature';
+import { TokenStore } from '../../../sandbox/security/auth';
 import { renderForScan } from '../../harness/secrets';
 
 /**

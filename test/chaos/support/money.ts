@@ -3,6 +3,7 @@ import type { IDataObject, INodeExecutionData, INodeParameters, INodeType } from
 import { startSandbox, type LedgerTransaction, type Sandbox } from '../../../sandbox';
 import {
 	CREDENTIAL_ID,
+	CREDENTIAL_TYPE,
 	credentialFromSandbox,
 	type Engine,
 	loadEngine,
@@ -50,7 +51,7 @@ export async function startChaosSandbox(seed: number): Promise<Sandbox> {
 
 export async function loadChaosEngine(sb: Sandbox): Promise<Engine> {
 	const engine = await loadEngine();
-	engine.credentials.set(CREDENTIAL_ID, 'moneyApi', credentialFromSandbox(sb.info, { velocityLimit: 1_000_000_000 }));
+	engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, { velocityLimit: 1_000_000_000 }));
 	return engine;
 }
 

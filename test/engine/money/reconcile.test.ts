@@ -5,6 +5,7 @@ import { startSandbox, type Sandbox } from '../../../sandbox';
 import {
 	buildWorkflow,
 	CREDENTIAL_ID,
+	CREDENTIAL_TYPE,
 	credentialFromSandbox,
 	type Engine,
 	loadEngine,
@@ -28,7 +29,7 @@ beforeAll(async () => {
 /** Each test gets its own sandbox, so the period holds exactly the transactions the test made. */
 beforeEach(async () => {
 	sb = await startSandbox({ finalizeAfterMs: null });
-	engine.credentials.set(CREDENTIAL_ID, 'moneyApi', credentialFromSandbox(sb.info));
+	engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
 });
 
 afterEach(async () => {

@@ -1,17 +1,7 @@
 import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { startSandbox, type Sandbox } from '../../../sandbox';
-import {
-	buildWorkflow,
-	CREDENTIAL_ID,
-	credentialFromSandbox,
-	type Engine,
-	loadEngine,
-	moneyNode,
-	retryExecution,
-	type RunResult,
-	runWorkflow,
-} from '../../harness/engine';
+import { buildWorkflow, moneyNode, retryExecution, type RunResult, runWorkflow } from '../../harness/engine';
+import { useSandboxEngine } from './setup';
 
 /**
  * The paths on which n8n runs a Money create again (docs/idempotency.md), played through the real
@@ -19,25 +9,13 @@ import {
  * execution id in mode `retry`, resumed from the failed node with its original input.
  */
 
-const PIN = '48151623';
 const FAST = { maxRetries: 0, retryBaseDelayMs: 2 };
 
-let sb: Sandbox;
-let engine: Engine;
-
-beforeAll(async () => {
-	sb = await startSandbox({ finalizeAfterMs: null, config: { clients: [{ pin: PIN }] } });
-	engine = await loadEngine(['n8n-nodes-base.splitInBatches']);
-	engine.credentials.set(CREDENTIAL_ID, 'moneyApi', credentialFromSandbox(sb.info));
-});
+const env = useSandboxEngine({ nodeTypes: ['n8n-nodes-base.splitInBatches'] });
 
 afterEach(async () => {
-	await sb.control.clearFaults();
-	await sb.control.updateClient(sb.info.clientId, { balance: 100_000_000 });
-});
-
-afterAll(async () => {
-	await sb?.close();
+	await env.sb.control.clearFaults();
+	await env.sb.control.updateClient(env.sb.info.clientId, { balance: 100_000_000 });
 });
 
 /** Hands the test's rows on, as the rows a sheet or database node would produce. */
@@ -77,7 +55,7 @@ function rows(...entries: Array<[string, number]>): INodeExecutionData[] {
 }
 
 async function ledgerOf(resource: 'charge' | 'payout', amounts: number[]) {
-	const ledger = await sb.control.ledger();
+	const ledger = await env.sb.control.ledger();
 	const entries = resource === 'charge' ? ledger.charges : ledger.payouts;
 	return entries.filter((entry) => amounts.includes(Math.abs(entry.amount.value)));
 }
@@ -89,16 +67,16 @@ function moneyItems(result: RunResult): IDataObject[] {
 describe('a create run again by n8n keeps its idempotency key', () => {
 	it('Retry of an execution whose later payout failed (balance topped up) pays the earlier rows once', async () => {
 		const money = moneyNode({ parameters: createParameters('payout') as never });
-		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
 		const items = rows(['GM-1002', 71_001], ['GM-1003', 71_002], ['GM-1002', 900_000]);
-		await sb.control.updateClient(sb.info.clientId, { balance: 200_000 });
+		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
 
-		const failed = await runWorkflow(engine, workflow, { items, mode: 'trigger' });
+		const failed = await runWorkflow(env.engine, workflow, { items, mode: 'trigger' });
 		expect(failed.run.data.resultData.error?.message).toContain('INSUFFICIENT_FUNDS');
 		expect(await ledgerOf('payout', [71_001, 71_002, 900_000])).toHaveLength(2);
 
-		await sb.control.updateClient(sb.info.clientId, { balance: 10_000_000 });
-		const retried = await retryExecution(engine, workflow, failed);
+		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+		const retried = await retryExecution(env.engine, workflow, failed);
 		expect(retried.executionId).not.toBe(failed.executionId);
 		expect(retried.error()).toBeUndefined();
 		expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
@@ -111,17 +89,17 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 
 	it('Retry with the currently saved workflow (the mapping of the failed row fixed) pays the earlier rows once', async () => {
 		const original = moneyNode({ parameters: createParameters('charge') as never });
-		const workflow = buildWorkflow(engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
 		const items = rows(['GM-1001', 72_001], ['GM-1003', 72_002], ['GM-0404', 72_003]);
-		const failed = await runWorkflow(engine, workflow, { items, mode: 'webhook' });
+		const failed = await runWorkflow(env.engine, workflow, { items, mode: 'webhook' });
 		expect(failed.run.data.resultData.error?.message).toContain('PAYER_NOT_FOUND');
 
 		const fixed = {
 			...original,
 			parameters: createParameters('charge', "={{ $json.identifier === 'GM-0404' ? 'GM-1002' : $json.identifier }}"),
 		} as INode;
-		const saved = buildWorkflow(engine, { nodes: [trigger, fixed], connections: chain([trigger, fixed]) });
-		const retried = await retryExecution(engine, saved, failed);
+		const saved = buildWorkflow(env.engine, { nodes: [trigger, fixed], connections: chain([trigger, fixed]) });
+		const retried = await retryExecution(env.engine, saved, failed);
 		expect(retried.error()).toBeUndefined();
 		expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
 		expect(await ledgerOf('charge', [72_001, 72_002, 72_003])).toHaveLength(3);
@@ -129,13 +107,13 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 
 	it('Retry after the answer to a payout was lost and the node gave up creates it once', async () => {
 		const money = moneyNode({ parameters: createParameters('payout') as never });
-		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
-		await sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
-		const failed = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 73_001]), mode: 'trigger' });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+		const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 73_001]), mode: 'trigger' });
 		expect(failed.error()).toBeDefined();
 		expect(await ledgerOf('payout', [73_001])).toHaveLength(1);
 
-		const retried = await retryExecution(engine, workflow, failed);
+		const retried = await retryExecution(env.engine, workflow, failed);
 		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'replayed' })]);
 		expect(await ledgerOf('payout', [73_001])).toHaveLength(1);
 	});
@@ -155,8 +133,8 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 			[loop.name]: { main: [[], [{ node: money.name, type: 'main', index: 0 }]] },
 			[money.name]: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
 		};
-		const workflow = buildWorkflow(engine, { nodes: [trigger, loop, money], connections });
-		const result = await runWorkflow(engine, workflow, { items: rows(['GM-1003', 74_001], ['GM-1003', 74_001]) });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, loop, money], connections });
+		const result = await runWorkflow(env.engine, workflow, { items: rows(['GM-1003', 74_001], ['GM-1003', 74_001]) });
 		expect(result.error()).toBeUndefined();
 		const keys = [0, 1].map((runIndex) => result.output('Money', 0, runIndex)[0]?.json.idempotency_key);
 		expect(new Set(keys).size).toBe(2);
@@ -165,15 +143,15 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 
 	it('a new execution of the same workflow is a new payment without a Business Reference, the same one with it', async () => {
 		const money = moneyNode({ parameters: createParameters('payout') as never });
-		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
-		await runWorkflow(engine, workflow, { items: rows(['GM-1002', 75_001]) });
-		await runWorkflow(engine, workflow, { items: rows(['GM-1002', 75_001]) });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 75_001]) });
+		await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 75_001]) });
 		expect(await ledgerOf('payout', [75_001])).toHaveLength(2);
 
 		const referenced = moneyNode({ parameters: { ...createParameters('payout'), businessReference: 'order-75002' } as never });
-		const second = buildWorkflow(engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
-		await runWorkflow(engine, second, { items: rows(['GM-1002', 75_002]) });
-		const again = await runWorkflow(engine, second, { items: rows(['GM-1002', 75_002]) });
+		const second = buildWorkflow(env.engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
+		await runWorkflow(env.engine, second, { items: rows(['GM-1002', 75_002]) });
+		const again = await runWorkflow(env.engine, second, { items: rows(['GM-1002', 75_002]) });
 		expect(moneyItems(again)[0].outcome).toBe('replayed');
 		expect(await ledgerOf('payout', [75_002])).toHaveLength(1);
 	});
@@ -181,13 +159,13 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 	it('refuses a create without a Business Reference in production when the node requires one, before any request', async () => {
 		const parameters = { ...createParameters('payout'), options: { ...FAST, requireBusinessReference: true } };
 		const money = moneyNode({ parameters: parameters as never });
-		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
-		const before = (await sb.control.counters()).requests.post_money_v1_payout ?? 0;
-		const result = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 76_001]), mode: 'trigger' });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		const before = (await env.sb.control.counters()).requests.post_money_v1_payout ?? 0;
+		const result = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 76_001]), mode: 'trigger' });
 		expect(result.error()?.message).toContain('Business Reference');
-		expect((await sb.control.counters()).requests.post_money_v1_payout ?? 0).toBe(before);
+		expect((await env.sb.control.counters()).requests.post_money_v1_payout ?? 0).toBe(before);
 
-		const manual = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 76_002]), mode: 'manual' });
+		const manual = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 76_002]), mode: 'manual' });
 		expect(manual.error()).toBeUndefined();
 	});
 });

@@ -1,24 +1,19 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { ROUTES } from '../../../shared/constants';
-import { moneyApiRequest } from '../../../shared/transport';
+import { ROUTES } from '../../../api/routes';
+import { optionsCollection, readOptions } from '../../descriptions/options';
+import { readOne } from '../../helpers/read/readOne';
 import { simplifyAccount, withoutEnvelopeFlags } from '../../helpers/simplify';
-import { optionsCollection, readOptions } from '../common.descriptions';
-import type { OperationContext } from '../types';
+import type { OperationContext } from '../node.type';
 
-export const description: INodeProperties[] = [optionsCollection(['account'], ['get'], readOptions(true))];
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['account'], operation: ['get'] } }, [
+	optionsCollection(readOptions(true)),
+]);
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	context: OperationContext,
-): Promise<INodeExecutionData[]> {
+/** The merchant profile and its primary wallet. */
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
 	const settings = context.callSettings(itemIndex);
-	const response = await moneyApiRequest.call(this, 'GET', ROUTES.account, {
-		itemIndex,
-		retry: settings.retry,
-		timeoutMs: settings.timeoutMs,
-	});
-	const account = withoutEnvelopeFlags(response);
+	const account = withoutEnvelopeFlags(await readOne.call(this, ROUTES.account, itemIndex, settings));
 	return [{ json: settings.simplify ? simplifyAccount(account) : account, pairedItem: { item: itemIndex } }];
 }

@@ -1,14 +1,49 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { createTransactionDescription, executeCreateTransaction } from '../shared/createTransaction';
-import type { OperationContext } from '../types';
+import {
+	accountTypeField,
+	additionalFields,
+	amountField,
+	amountNotice,
+	businessReferenceField,
+	businessReferenceNotice,
+	channelField,
+	createOptions,
+	currencyField,
+	identifierField,
+	identifierTypeField,
+	type Party,
+	toolModeFields,
+} from '../../descriptions/createFields';
+import { businessReferenceOf, guardToolMode, walletPinOf } from '../../helpers/create/guards';
+import { readCreateBody } from '../../helpers/create/input';
+import { sendCreate, withFinalStatus } from '../../helpers/create/send';
+import type { OperationContext } from '../node.type';
 
-export const description: INodeProperties[] = createTransactionDescription('charge');
+const PAYER: Party = { label: 'Payer', verb: 'charged' };
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	context: OperationContext,
-): Promise<INodeExecutionData[]> {
-	return await executeCreateTransaction.call(this, 'charge', itemIndex, context);
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['create'] } }, [
+	amountNotice,
+	amountField,
+	currencyField,
+	identifierTypeField(PAYER),
+	identifierField(PAYER),
+	channelField('The payer approves in the app; the output carries the redirect_link to hand to the payer'),
+	accountTypeField(PAYER),
+	businessReferenceNotice,
+	businessReferenceField,
+	additionalFields('credit'),
+	...toolModeFields('charge', 'charge'),
+	createOptions('charge'),
+]);
+
+/** Validates, checks the guards, derives the idempotency key, sends once (paced), optionally waits for the final status. */
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	const body = await readCreateBody.call(this, 'charge', itemIndex);
+	if (context.isToolMode) guardToolMode.call(this, 'charge', body.amount as number, itemIndex);
+	const pin = await walletPinOf.call(this, itemIndex, context);
+	const businessReference = businessReferenceOf.call(this, 'charge', itemIndex);
+	const created = await sendCreate.call(this, { resource: 'charge', body, pin, businessReference, itemIndex }, context);
+	return [{ json: await withFinalStatus.call(this, created, itemIndex, context), pairedItem: { item: itemIndex } }];
 }

@@ -1,14 +1,29 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { executeGetTransaction, getTransactionDescription } from '../shared/getTransaction';
-import type { OperationContext } from '../types';
+import { itemRoute } from '../../../api/routes';
+import { optionsCollection, readOptions } from '../../descriptions/options';
+import { readOne, requiredReference } from '../../helpers/read/readOne';
+import { simplifyTransaction } from '../../helpers/simplify';
+import type { OperationContext } from '../node.type';
 
-export const description: INodeProperties[] = getTransactionDescription('charge');
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['get'] } }, [
+	{
+		displayName: 'Reference',
+		name: 'reference',
+		type: 'string',
+		required: true,
+		default: '',
+		description: 'The reference returned when the charge was created',
+	},
+	optionsCollection(readOptions(true)),
+]);
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	context: OperationContext,
-): Promise<INodeExecutionData[]> {
-	return await executeGetTransaction.call(this, 'charge', itemIndex, context);
+/** One charge by its reference: the API's envelope, or its simplified form. */
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	const reference = requiredReference.call(this, { name: 'reference', displayName: 'Reference', field: 'reference' }, itemIndex);
+	const settings = context.callSettings(itemIndex);
+	const response = await readOne.call(this, itemRoute('charge', reference), itemIndex, settings);
+	const envelope = (response.data as IDataObject | undefined) ?? response;
+	return [{ json: settings.simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }];
 }

@@ -1,14 +1,24 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { executeListTransactions, listTransactionsDescription } from '../shared/listTransactions';
-import type { OperationContext } from '../types';
+import { limitField, listFilters, returnAllField } from '../../descriptions/listFields';
+import { optionsCollection, readOptions } from '../../descriptions/options';
+import { listLimit, listQuery, readList } from '../../helpers/read/list';
+import { simplifyTransaction } from '../../helpers/simplify';
+import type { OperationContext } from '../node.type';
 
-export const description: INodeProperties[] = listTransactionsDescription('charge');
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['getAll'] } }, [
+	returnAllField,
+	limitField,
+	listFilters('charge'),
+	optionsCollection(readOptions(false)),
+]);
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	context: OperationContext,
-): Promise<INodeExecutionData[]> {
-	return await executeListTransactions.call(this, 'charge', itemIndex, context);
+/** One output item per charge, newest first; Return All follows the pages to the last one. */
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	const qs = listQuery.call(this, 'charge', itemIndex);
+	const limit = listLimit.call(this, itemIndex);
+	const settings = context.callSettings(itemIndex);
+	const envelopes = await readList.call(this, 'charge', qs, limit, { ...settings, itemIndex });
+	return envelopes.map((envelope) => ({ json: settings.simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }));
 }

@@ -1,12 +1,43 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { reconcileDescription } from '../shared/reconcileDescription';
-import { executeReconcile } from '../shared/reconcileTransactions';
-import type { OperationContext } from '../types';
+import {
+	expectedStatusFields,
+	reconcileNotice,
+	reconcileOptions,
+	reconcilePeriodFields,
+	recordFieldNames,
+} from '../../descriptions/reconcileFields';
+import { indexPeriod, lookUpOutsidePeriod } from '../../helpers/reconcile/apiReads';
+import { readMatchSettings, readPeriodParameters, readRecords } from '../../helpers/reconcile/input';
+import { outcomeOutputs } from '../../helpers/reconcile/items';
+import { matchRecords } from '../../helpers/reconcile/match';
+import { reportItem } from '../../helpers/reconcile/reportItem';
+import { simplifyTransaction } from '../../helpers/simplify';
+import type { OperationContext } from '../node.type';
 
-export const description: INodeProperties[] = reconcileDescription('charge');
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['reconcile'] } }, [
+	reconcileNotice('charge'),
+	...reconcilePeriodFields('charge'),
+	...recordFieldNames('charge'),
+	...expectedStatusFields('charge'),
+	reconcileOptions('charge'),
+]);
 
-/** Matches the input records against every charge of the period; four outputs (five with Report). */
+/**
+ * The input items are the merchant's records; every charge of the period is read and matched.
+ * Outputs: Matched, Mismatched, Missing in API, Unexpected in API, and with the Report option a fifth.
+ */
 export async function executeBatch(this: IExecuteFunctions, context: OperationContext): Promise<INodeExecutionData[][]> {
-	return await executeReconcile.call(this, 'charge', context);
+	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
+	const matchSettings = readMatchSettings.call(this, options);
+	const period = readPeriodParameters.call(this);
+	const records = readRecords.call(this, 'charge', options);
+	const settings = context.callSettings(0);
+	const index = await indexPeriod.call(this, 'charge', period, settings);
+	if (options.lookUpOutsidePeriod !== false) await lookUpOutsidePeriod.call(this, 'charge', records, settings, index);
+	const outcomes = matchRecords(records, index, matchSettings);
+	const outputs = outcomeOutputs(outcomes, settings.simplify ? simplifyTransaction : (envelope) => envelope);
+	if (options.report === true) outputs.push([await reportItem.call(this, 'charge', outcomes, period, records.length, options)]);
+	return outputs;
 }

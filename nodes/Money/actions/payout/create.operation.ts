@@ -1,14 +1,49 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { createTransactionDescription, executeCreateTransaction } from '../shared/createTransaction';
-import type { OperationContext } from '../types';
+import {
+	accountTypeField,
+	additionalFields,
+	amountField,
+	amountNotice,
+	businessReferenceField,
+	businessReferenceNotice,
+	channelField,
+	createOptions,
+	currencyField,
+	identifierField,
+	identifierTypeField,
+	type Party,
+	toolModeFields,
+} from '../../descriptions/createFields';
+import { businessReferenceOf, guardToolMode, walletPinOf } from '../../helpers/create/guards';
+import { readCreateBody } from '../../helpers/create/input';
+import { sendCreate, withFinalStatus } from '../../helpers/create/send';
+import type { OperationContext } from '../node.type';
 
-export const description: INodeProperties[] = createTransactionDescription('payout');
+const BENEFICIARY: Party = { label: 'Beneficiary', verb: 'paid' };
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	context: OperationContext,
-): Promise<INodeExecutionData[]> {
-	return await executeCreateTransaction.call(this, 'payout', itemIndex, context);
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['payout'], operation: ['create'] } }, [
+	amountNotice,
+	amountField,
+	currencyField,
+	identifierTypeField(BENEFICIARY),
+	identifierField(BENEFICIARY),
+	channelField('In-app wallet transfer'),
+	accountTypeField(BENEFICIARY),
+	businessReferenceNotice,
+	businessReferenceField,
+	additionalFields('debit'),
+	...toolModeFields('payout', 'pay out'),
+	createOptions('payout'),
+]);
+
+/** Validates, checks the guards, derives the idempotency key, sends once (paced), optionally waits for the final status. */
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	const body = await readCreateBody.call(this, 'payout', itemIndex);
+	if (context.isToolMode) guardToolMode.call(this, 'payout', body.amount as number, itemIndex);
+	const pin = await walletPinOf.call(this, itemIndex, context);
+	const businessReference = businessReferenceOf.call(this, 'payout', itemIndex);
+	const created = await sendCreate.call(this, { resource: 'payout', body, pin, businessReference, itemIndex }, context);
+	return [{ json: await withFinalStatus.call(this, created, itemIndex, context), pairedItem: { item: itemIndex } }];
 }

@@ -1,13 +1,13 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { ROUTES } from '../../../shared/constants';
-import { moneyApiRequest } from '../../../shared/transport';
+import { itemRoute } from '../../../api/routes';
+import { optionsCollection, readOptions } from '../../descriptions/options';
+import { readOne, requiredReference } from '../../helpers/read/readOne';
 import { simplifyTransaction, withoutEnvelopeFlags } from '../../helpers/simplify';
-import { fieldError, validateReference } from '../../helpers/validation';
-import { optionsCollection, readOptions } from '../common.descriptions';
-import type { OperationContext } from '../types';
+import type { OperationContext } from '../node.type';
 
-export const description: INodeProperties[] = [
+export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['get'] } }, [
 	{
 		displayName: 'Transaction ID',
 		name: 'transactionId',
@@ -15,27 +15,14 @@ export const description: INodeProperties[] = [
 		required: true,
 		default: '',
 		description: 'A payment identifier or unique_id of a transaction this merchant is the payer or payee of',
-		displayOptions: { show: { resource: ['transaction'], operation: ['get'] } },
 	},
-	optionsCollection(['transaction'], ['get'], readOptions(true)),
-];
+	optionsCollection(readOptions(true)),
+]);
 
-export async function execute(
-	this: IExecuteFunctions,
-	itemIndex: number,
-	context: OperationContext,
-): Promise<INodeExecutionData[]> {
-	const transactionId = validateReference(this.getNodeParameter('transactionId', itemIndex));
-	if (!transactionId) {
-		throw fieldError(this.getNode(), { parameter: 'Transaction ID', field: 'id', rule: 'is required' }, itemIndex);
-	}
+/** The details of one transaction the merchant is party to, by payment ID or unique ID. */
+export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	const transactionId = requiredReference.call(this, { name: 'transactionId', displayName: 'Transaction ID', field: 'id' }, itemIndex);
 	const settings = context.callSettings(itemIndex);
-	const response = await moneyApiRequest.call(
-		this,
-		'GET',
-		`${ROUTES.transactionDetails}/${encodeURIComponent(transactionId)}`,
-		{ itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs },
-	);
-	const details = withoutEnvelopeFlags(response);
+	const details = withoutEnvelopeFlags(await readOne.call(this, itemRoute('transactionDetails', transactionId), itemIndex, settings));
 	return [{ json: settings.simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
 }

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { PENDING_STATUS } from '../../../shared/constants';
+import { PENDING_STATUS } from '../../../api/values';
 import { objectAt } from '../simplify';
 import type { IndexedTransaction } from './transactionIndex';
 import type { Difference, MatchKey, MatchSettings, ReconcileRecord } from './types';

@@ -1,0 +1,243 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import {
+	accountTypeOptions,
+	type Channel,
+	channelOptions,
+	currencyOptions,
+	identifierTypeOptions,
+	type TransactionResource,
+} from '../../api/values';
+import { createRunOptions } from '../helpers/createRun';
+import { byDisplayName, optionsCollection, retryOptions } from './options';
+
+/**
+ * The parameters of Charge → Create and Payout → Create, one builder per field. The party is the
+ * payer of a charge or the beneficiary of a payout; the operation files list the fields in order.
+ */
+
+export interface Party {
+	/** "Payer" or "Beneficiary" */
+	label: string;
+	/** "charged" or "paid" */
+	verb: string;
+}
+
+export const amountNotice: INodeProperties = {
+	displayName:
+		'Amounts are whole numbers in the smallest currency unit. XOF and XAF have no minor unit: enter 5000 to move 5000 XOF. The amount is sent as entered, never multiplied.',
+	name: 'amountNotice',
+	type: 'notice',
+	default: '',
+};
+
+export const amountField: INodeProperties = {
+	displayName: 'Amount',
+	name: 'amount',
+	type: 'number',
+	required: true,
+	typeOptions: { minValue: 1, numberPrecision: 0 },
+	default: 0,
+	description: 'Whole number greater than 0, in the smallest currency unit',
+};
+
+export const currencyField: INodeProperties = {
+	displayName: 'Currency',
+	name: 'currency',
+	type: 'options',
+	required: true,
+	options: currencyOptions(),
+	default: 'XOF',
+};
+
+export const identifierTypeField = ({ label }: Party): INodeProperties => ({
+	displayName: `${label} Identifier Type`,
+	name: 'identifierType',
+	type: 'options',
+	required: true,
+	options: identifierTypeOptions(),
+	default: 'phone',
+	description: `How the ${label.toLowerCase()} is identified`,
+});
+
+export const identifierField = ({ label, verb }: Party): INodeProperties => ({
+	displayName: `${label} Identifier`,
+	name: 'identifier',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: '+22890000001',
+	description: `The ${label.toLowerCase()} to be ${verb}: a phone number in international format, or a GM account identifier`,
+});
+
+const MOBILE_MONEY = 'Mobile money; the final status arrives later';
+
+/** The channel list; the Platform channel is described by the operation (how the party approves). */
+export const channelField = (platformDescription: string): INodeProperties => ({
+	displayName: 'Channel',
+	name: 'channel',
+	type: 'options',
+	required: true,
+	options: channelOptions({ platform: platformDescription, 'psp-a-tg': MOBILE_MONEY, 'psp-b-tg': MOBILE_MONEY } satisfies Record<Channel, string>),
+	default: 'platform',
+});
+
+export const accountTypeField = ({ label }: Party): INodeProperties => ({
+	displayName: `${label} Account Type`,
+	name: 'accountType',
+	type: 'options',
+	options: [{ name: 'Not Set', value: '' }, ...accountTypeOptions()],
+	default: '',
+	description: `Account type of the ${label.toLowerCase()}. Required for a phone number on the Platform channel; recommended on the mobile-money channels, where it resolves the ${label.toLowerCase()}’s display name.`,
+});
+
+export const businessReferenceNotice: INodeProperties = {
+	displayName:
+		'Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own order or payout ID to make every re-run safe.',
+	name: 'businessReferenceNotice',
+	type: 'notice',
+	default: '',
+};
+
+export const businessReferenceField: INodeProperties = {
+	displayName: 'Business Reference',
+	name: 'businessReference',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. order-10045',
+	description:
+		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this node run, item and values: a Retry of the execution reuses it, a new execution does not.',
+};
+
+/** Account Number, Message, Metadata and the payment reference; the wallet is credited by a charge, debited by a payout. */
+export const additionalFields = (walletEffect: 'credit' | 'debit'): INodeProperties => ({
+	displayName: 'Additional Fields',
+	name: 'additionalFields',
+	type: 'collection',
+	placeholder: 'Add field',
+	default: {},
+	options: [
+		{
+			displayName: 'Account Number',
+			name: 'accountNumber',
+			type: 'string',
+			default: '',
+			description: `Merchant wallet to ${walletEffect}; it must belong to the merchant. Defaults to the primary wallet.`,
+		},
+		{
+			displayName: 'Message',
+			name: 'message',
+			type: 'string',
+			typeOptions: { rows: 2 },
+			default: '',
+			description: 'Note visible to both parties, at most 255 characters',
+		},
+		{
+			displayName: 'Metadata',
+			name: 'metadata',
+			type: 'fixedCollection',
+			typeOptions: { multipleValues: true },
+			placeholder: 'Add metadata',
+			default: {},
+			description: 'Free key-value data stored with the transaction',
+			options: [
+				{
+					displayName: 'Entry',
+					name: 'entries',
+					values: [
+						{ displayName: 'Key', name: 'key', type: 'string', default: '' },
+						{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+					],
+				},
+			],
+		},
+		{
+			displayName: 'Payment Reference Document (Input Binary Field)',
+			name: 'paymentReferenceDocumentField',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. data',
+			hint: 'The name of the input binary field holding the document',
+			description:
+				'Optional supporting document: JPEG, PNG or PDF (checked from its bytes), at most 2 MB. It is sent base64-encoded.',
+		},
+		{
+			displayName: 'Payment Reference Number',
+			name: 'paymentReferenceNumber',
+			type: 'string',
+			default: '',
+			description: 'Your reference for the payment (invoice number, say), sent as payment_reference.ref_number',
+		},
+	],
+});
+
+/** Shown only when an AI agent uses the node as a tool: creates are off until allowed, and capped. */
+export const toolModeFields = (resource: TransactionResource, moveVerb: string): INodeProperties[] => [
+	{
+		displayName: 'Allow Money Movement in Tool Mode',
+		name: 'allowMoneyMovementInToolMode',
+		type: 'boolean',
+		default: false,
+		description: `Whether an AI agent using this node as a tool may create a ${resource}. Off by default.`,
+		displayOptions: { show: { '@tool': [true] } },
+	},
+	{
+		displayName: 'Maximum Amount in Tool Mode',
+		name: 'maxAmountInToolMode',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		default: 0,
+		description: `Largest amount (smallest currency unit) an AI agent may ${moveVerb} in one call`,
+		displayOptions: { show: { '@tool': [true], allowMoneyMovementInToolMode: [true] } },
+	},
+];
+
+/** The Options of a create: pacing and caps (payouts), retries, waiting for the final status, the PIN override. */
+export const createOptions = (resource: TransactionResource): INodeProperties =>
+	optionsCollection(
+		byDisplayName([
+			...createRunOptions(resource),
+			...retryOptions.slice(0, 1),
+			{
+				displayName: 'Poll Interval (Ms)',
+				name: 'pollIntervalMs',
+				type: 'number',
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				default: 2000,
+				description:
+					'With Wait for Final Status: the first wait between two reads; each next wait is 1.5 times longer (at most 30 s)',
+			},
+			...retryOptions.slice(1),
+			{
+				displayName: 'Require Business Reference in Production',
+				name: 'requireBusinessReference',
+				type: 'boolean',
+				default: false,
+				description: `Whether to refuse, before any request, a ${resource} without a Business Reference when the workflow runs in production (trigger, schedule, webhook, retry); manual runs in the editor are not affected`,
+			},
+			{
+				displayName: 'Wait for Final Status',
+				name: 'waitForFinalStatus',
+				type: 'boolean',
+				default: false,
+				description: `Whether to read the ${resource} again until its status is final (anything but PENDING) or the wait timeout passes. The output says which with final_status_reached.`,
+			},
+			{
+				displayName: 'Wait Timeout (Seconds)',
+				name: 'waitTimeoutSeconds',
+				type: 'number',
+				typeOptions: { minValue: 1, numberPrecision: 0 },
+				default: 60,
+				description: 'With Wait for Final Status: how long to wait at most',
+			},
+			{
+				displayName: 'Wallet PIN',
+				name: 'walletPin',
+				type: 'string',
+				typeOptions: { password: true },
+				default: '',
+				description:
+					'Overrides the Wallet PIN of the credential for this node. Prefer the credential: a PIN here is stored in the workflow.',
+			},
+		]),
+	);

@@ -1,0 +1,65 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Options and parameters every operation of the Money node may carry: retries, Simplify, Concurrency. */
+
+export const retryOptions: INodeProperties[] = [
+	{
+		displayName: 'Max Retries',
+		name: 'maxRetries',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: 10, numberPrecision: 0 },
+		default: 3,
+		description:
+			'How many times a call is retried after a 429, 502, 503 or a lost connection, with exponential backoff and jitter (Retry-After is honoured). Other errors are never retried. A retried create reuses its idempotency key, so money moves once.',
+	},
+	{
+		displayName: 'Request Timeout (Ms)',
+		name: 'requestTimeoutMs',
+		type: 'number',
+		typeOptions: { minValue: 1000, numberPrecision: 0 },
+		default: 60000,
+		description: 'How long to wait for each answer before treating the call as lost (and retrying it)',
+	},
+	{
+		displayName: 'Retry Base Delay (Ms)',
+		name: 'retryBaseDelayMs',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		default: 500,
+		description: 'First backoff delay; each retry waits up to twice as long as the one before',
+	},
+];
+
+export const simplifyOption: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to return a flattened version of the response (amount, status label, counterpart) instead of the raw data',
+};
+
+export const concurrencyOption: INodeProperties = {
+	displayName: 'Concurrency',
+	name: 'concurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: 32, numberPrecision: 0 },
+	default: 1,
+	description:
+		'How many items are read at the same time. 1 reads them one after the other. The output keeps the input order.',
+};
+
+export const readOptions = (withConcurrency: boolean): INodeProperties[] => [
+	...(withConcurrency ? [concurrencyOption] : []),
+	...retryOptions,
+	simplifyOption,
+];
+
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
+	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add option', default: {}, options };
+}
+
+/** Options of a collection listed alphabetically, as n8n's own nodes list them. */
+export function byDisplayName(options: INodeProperties[]): INodeProperties[] {
+	return [...options].sort((a, b) => a.displayName.localeCompare(b.displayName, 'en'));
+}

@@ -1,0 +1,117 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { TransactionResource } from '../../../api/values';
+import type { OperationContext } from '../../actions/node.type';
+import { isRetryAfterLostRun } from '../crashRecovery';
+import { storedAnchorOf } from '../idempotency';
+import { fieldError } from '../validation';
+
+/** What must hold before a create may be sent: tool-mode consent, a PIN, a usable Business Reference. */
+
+/** An AI agent may create only when the node allows it, and up to its maximum amount. */
+export function guardToolMode(
+	this: IExecuteFunctions,
+	resource: TransactionResource,
+	amount: number,
+	itemIndex: number,
+): void {
+	const allowed = this.getNodeParameter('allowMoneyMovementInToolMode', itemIndex, false) as boolean;
+	if (allowed !== true) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Creating a ${resource} is turned off while the Money node runs as an AI tool`,
+			{
+				itemIndex,
+				description:
+					'Turn on "Allow Money Movement in Tool Mode" and set "Maximum Amount in Tool Mode" on this node to let an agent move money.',
+			},
+		);
+	}
+	const maximum = Number(this.getNodeParameter('maxAmountInToolMode', itemIndex, 0));
+	if (!(amount <= maximum)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Amount ${amount} is above the Maximum Amount in Tool Mode (${maximum}); the ${resource} was not created`,
+			{ itemIndex, description: 'Raise "Maximum Amount in Tool Mode" on this node if the agent should move more.' },
+		);
+	}
+}
+
+/** The wallet PIN: the node's Wallet PIN option, else the credential's. Never from item data. */
+export async function walletPinOf(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<string> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const credentials = await context.credentials();
+	const overridePin = typeof options.walletPin === 'string' ? options.walletPin : '';
+	const pin = overridePin !== '' ? overridePin : String(credentials.walletPinSecret ?? '');
+	if (pin === '') {
+		throw fieldError(
+			this.getNode(),
+			{ parameter: 'Wallet PIN', field: 'pin', rule: 'is missing: set Wallet PIN in the Money API credential (or the Wallet PIN option of this node)' },
+			itemIndex,
+		);
+	}
+	return pin;
+}
+
+function describeReference(value: unknown): string {
+	if (value === undefined || value === null) return 'nothing';
+	if (typeof value === 'string') return 'an empty text';
+	if (Array.isArray(value)) return 'a list';
+	return `a ${typeof value}`;
+}
+
+/**
+ * The business reference is the payment's identity across runs (docs/decisions.md#d4). A mapped value that resolves
+ * to nothing or to a non-scalar must stop the item: falling back to a per-execution key would let a
+ * re-run pay again, and "[object Object]" would give unrelated items one key.
+ */
+function readBusinessReference(this: IExecuteFunctions, itemIndex: number): string {
+	const value = this.getNodeParameter('businessReference', itemIndex, '') as unknown;
+	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	const configured = this.getNode().parameters.businessReference;
+	const isMapped = typeof configured === 'string' && configured.startsWith('=');
+	if (!isMapped) return '';
+	throw fieldError(
+		this.getNode(),
+		{
+			parameter: 'Business Reference',
+			field: 'idempotency-key',
+			rule: `must be a non-empty text or number when set; the expression gave ${describeReference(value)}`,
+		},
+		itemIndex,
+	);
+}
+
+/**
+ * The item's Business Reference ('' when none), after the two refusals that protect a create
+ * without one: a Retry replaying a run n8n lost in a crash (docs/idempotency.md), and the
+ * "Require Business Reference in Production" option.
+ */
+export function businessReferenceOf(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): string {
+	const businessReference = readBusinessReference.call(this, itemIndex);
+	// Judged on the node run's first item whatever its reference: later items find an anchor.
+	const lostEarlierRun = isRetryAfterLostRun(this, storedAnchorOf(this) !== undefined);
+	if (businessReference !== '') return businessReference;
+	if (lostEarlierRun) {
+		throw new NodeOperationError(this.getNode(), `This Retry repeats a run that n8n lost in a crash; the ${resource} was not sent`, {
+			itemIndex,
+			description:
+				'n8n was stopped in the middle of this node\'s earlier run and replays the whole execution, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution, then run the missing rows in a new execution, or map a Business Reference and retry.',
+		});
+	}
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	if (options.requireBusinessReference === true && this.getMode() !== 'manual') {
+		throw fieldError(
+			this.getNode(),
+			{
+				parameter: 'Business Reference',
+				field: 'idempotency-key',
+				rule: 'is required in production by this node\'s option "Require Business Reference in Production": map your own order or payout ID',
+			},
+			itemIndex,
+		);
+	}
+	return businessReference;
+}

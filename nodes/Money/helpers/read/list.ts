@@ -1,0 +1,91 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { listRoute } from '../../../api/routes';
+import { LIST_PAGE_SIZE_MAX, statusesOf, type TransactionResource } from '../../../api/values';
+import { moneyApiPages } from '../../../transport/request';
+import type { CallSettings } from '../../actions/node.type';
+import { fieldError, toIsoTimestamp } from '../validation';
+
+/** Listing charges or payouts: the query from the parameters, and the pages read up to a limit. */
+
+/**
+ * `start_date` / `end_date` from the Created After / Before parameters, in the workflow's time zone
+ * when they carry none; empty values are left out.
+ */
+export function periodQuery(
+	this: IExecuteFunctions,
+	startDate: unknown,
+	endDate: unknown,
+	itemIndex: number,
+): { start_date?: string; end_date?: string } {
+	const qs: { start_date?: string; end_date?: string } = {};
+	const timeZone = this.getTimezone();
+	for (const [value, field, parameter] of [
+		[startDate, 'start_date', 'Created After'],
+		[endDate, 'end_date', 'Created Before'],
+	] as const) {
+		if (value === undefined || value === null || value === '') continue;
+		const iso = toIsoTimestamp(value, timeZone);
+		if (!iso) {
+			throw fieldError(this.getNode(), { parameter, field, rule: 'must be a date (ISO 8601)' }, itemIndex);
+		}
+		qs[field] = iso;
+	}
+	if (qs.start_date && qs.end_date && qs.start_date > qs.end_date) {
+		const rule = 'must not be before Created After';
+		throw fieldError(this.getNode(), { parameter: 'Created Before', field: 'end_date', rule }, itemIndex);
+	}
+	return qs;
+}
+
+/** The list query of the Filters collection: status (checked against the resource's statuses), channel, period. */
+export function listQuery(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): IDataObject {
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
+	const qs: IDataObject = {};
+	const statuses: readonly string[] = statusesOf(resource);
+	if (filters.status) {
+		if (!statuses.includes(String(filters.status))) {
+			const rule = `must be one of ${statuses.join(', ')} for ${resource}s`;
+			throw fieldError(this.getNode(), { parameter: 'Status', field: 'status', rule }, itemIndex);
+		}
+		qs.status = filters.status;
+	}
+	if (filters.channel) qs.channel = filters.channel;
+	Object.assign(qs, periodQuery.call(this, filters.startDate, filters.endDate, itemIndex));
+	return qs;
+}
+
+/** Return All, or the Limit parameter checked (1 to the API's page size). */
+export function listLimit(this: IExecuteFunctions, itemIndex: number): number | undefined {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? undefined : Number(this.getNodeParameter('limit', itemIndex, 50));
+	if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= LIST_PAGE_SIZE_MAX)) {
+		const rule = `must be a whole number from 1 to ${LIST_PAGE_SIZE_MAX}`;
+		throw fieldError(this.getNode(), { parameter: 'Limit', field: 'limit', rule }, itemIndex);
+	}
+	return limit;
+}
+
+/** Every envelope of the list (following `pagination.pages`), or the first `limit`. */
+export async function readList(
+	this: IExecuteFunctions,
+	resource: TransactionResource,
+	qs: IDataObject,
+	limit: number | undefined,
+	settings: CallSettings & { itemIndex: number },
+): Promise<IDataObject[]> {
+	const envelopes: IDataObject[] = [];
+	const pages = moneyApiPages.call(this, listRoute(resource), qs, {
+		itemIndex: settings.itemIndex,
+		retry: settings.retry,
+		timeoutMs: settings.timeoutMs,
+		pageSize: limit ?? LIST_PAGE_SIZE_MAX,
+	});
+	for await (const page of pages) {
+		for (const envelope of page.items) {
+			envelopes.push(envelope);
+			if (limit !== undefined && envelopes.length >= limit) return envelopes;
+		}
+	}
+	return envelopes;
+}

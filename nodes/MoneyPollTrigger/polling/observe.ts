@@ -1,0 +1,72 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import type { TransactionResource } from '../../api/values';
+import { channelOfEnvelope, statusOfEnvelope } from '../../events/envelope';
+import { passesFilters } from '../../events/filters';
+import { buildEventItem, type MoneyEventItem } from '../../events/item';
+import { lastKnownStatus, rememberStatus } from '../../events/memory';
+import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
+import type { PollSettings } from './settings';
+import { MAX_REMEMBERED_STATUSES, type PollState, unwatch, watch, watchKey } from './state';
+
+/** One transaction as a poll sees it: what to remember and whether it is an event to emit. */
+
+export function createdAtMs(envelope: IDataObject): number | null {
+	if (typeof envelope.created_at !== 'string') return null;
+	const ms = Date.parse(envelope.created_at);
+	return Number.isNaN(ms) ? null : ms;
+}
+
+export function eventItem(resource: TransactionResource, envelope: IDataObject, status: string): MoneyEventItem {
+	const reference = typeof envelope.reference === 'string' ? envelope.reference : 'unknown';
+	return buildEventItem({
+		id: `poll_${reference}_${status.toLowerCase()}`,
+		source: 'poll',
+		resource,
+		envelope,
+		confirmed: true,
+	});
+}
+
+/**
+ * Records what a list or Get says about one transaction and returns the item to emit, if any:
+ * a status not yet seen for this reference that moves forward (docs/decisions.md#d2) and passes the filters.
+ * Pending transactions are kept on the watch list so a later poll re-reads them. With
+ * `skipHistory`, a transaction first seen already final that predates the trigger is recorded
+ * but not emitted.
+ */
+export function observe(
+	state: PollState,
+	settings: PollSettings,
+	resource: TransactionResource,
+	envelope: IDataObject,
+	skipHistory = false,
+): MoneyEventItem | null {
+	const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
+	const status = statusOfEnvelope(envelope);
+	if (!reference || !status) return null;
+	const previous = lastKnownStatus(state, resource, reference);
+	const verdict = judgeTransition(previous, status);
+	if (verdict === 'stale') return null;
+	rememberStatus(state, resource, reference, verdict === 'duplicate' ? (previous as string) : status, MAX_REMEMBERED_STATUSES);
+	const key = watchKey(resource, reference);
+	if (isFinalStatus(status)) unwatch(state, key);
+	else watch(state, key);
+	if (verdict === 'duplicate') return null;
+	if (skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope)) return null;
+	const passes = passesFilters(settings.filters, { resource, status, channel: channelOfEnvelope(envelope) });
+	return passes ? eventItem(resource, envelope, status) : null;
+}
+
+/** Created at or before the newest transaction of the first poll: it existed before the trigger. */
+export function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject): boolean {
+	const floor = state.floors[resource];
+	const created = createdAtMs(envelope);
+	return typeof floor === 'number' && created !== null && created <= floor;
+}
+
+export function byOccurrence(a: MoneyEventItem, b: MoneyEventItem): number {
+	const left = Date.parse(a.occurred_at ?? a.created_at ?? '') || 0;
+	const right = Date.parse(b.occurred_at ?? b.created_at ?? '') || 0;
+	return left - right;
+}

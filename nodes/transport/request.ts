@@ -1,0 +1,166 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+
+import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
+import { LIST_PAGE_SIZE_MAX } from '../api/values';
+import { moneyApiError, redactFailure, type MoneyApiFailure } from './errors';
+import { failureFromResponse, failureFromThrown, type FullResponse, isObject, parseBody } from './failures';
+import {
+	DEFAULT_RETRY_POLICY,
+	DEFAULT_TIMEOUT_MS,
+	isRetryableStatus,
+	pauseUnlessCancelled,
+	retryDelayMs,
+	type RetryPolicy,
+} from './retry';
+
+export type MoneyApiContext = IExecuteFunctions | IPollFunctions | IWebhookFunctions | ILoadOptionsFunctions;
+
+export interface MoneyApiRequestOptions {
+	qs?: IDataObject;
+	body?: IDataObject;
+	headers?: IDataObject;
+	itemIndex?: number;
+	retry?: RetryPolicy;
+	timeoutMs?: number;
+	/** Values to blank out of any error text (the PIN and its ciphertext). */
+	redact?: Array<string | undefined>;
+}
+
+function cancelSignalOf(context: MoneyApiContext): AbortSignal | undefined {
+	return 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
+}
+
+/**
+ * The one way the pack calls the Money API. The credential signs each attempt; the node never
+ * touches auth headers. Retries 429, 502, 503, 504 and lost connections with backoff, resending
+ * the same headers (idempotency key included) and the same body, so a create moves money once.
+ * A 401 is left to n8n, which refreshes the token and resends once.
+ */
+export async function moneyApiRequest(
+	this: MoneyApiContext,
+	method: 'GET' | 'POST',
+	route: string,
+	options: MoneyApiRequestOptions = {},
+): Promise<IDataObject> {
+	return (await moneyApiCall.call(this, method, route, options)).body;
+}
+
+export interface MoneyApiAnswer {
+	body: IDataObject;
+	/** The answer's headers, names in lower case. */
+	headers: Record<string, unknown>;
+}
+
+/** moneyApiRequest, with the successful answer's headers (a create's replay marker is one). */
+export async function moneyApiCall(
+	this: MoneyApiContext,
+	method: 'GET' | 'POST',
+	route: string,
+	options: MoneyApiRequestOptions = {},
+): Promise<MoneyApiAnswer> {
+	const policy = { ...DEFAULT_RETRY_POLICY, ...(options.retry ?? {}) };
+	const signal = cancelSignalOf(this);
+	let attempt = 0;
+	for (;;) {
+		const requestOptions: IHttpRequestOptions = {
+			method,
+			url: route,
+			json: true,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: { ignore: true, except: [401] },
+			timeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+			headers: { ...(options.headers ?? {}) },
+		};
+		if (options.qs && Object.keys(options.qs).length > 0) requestOptions.qs = { ...options.qs };
+		if (options.body) requestOptions.body = options.body;
+
+		let failure: MoneyApiFailure;
+		let retryable: boolean;
+		try {
+			const response = (await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				MONEY_API_CREDENTIAL_TYPE,
+				requestOptions,
+			)) as FullResponse;
+			if (response.statusCode >= 200 && response.statusCode < 300) {
+				const body = parseBody(response.body);
+				return { body: isObject(body) ? body : { data: body as IDataObject[] }, headers: response.headers ?? {} };
+			}
+			failure = failureFromResponse(response.statusCode, response.body, response.headers);
+			retryable = isRetryableStatus(response.statusCode);
+		} catch (error) {
+			({ failure, retryable } = failureFromThrown(error));
+		}
+
+		failure.attempts = attempt + 1;
+		const waitMs = retryable && !signal?.aborted ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
+		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
+			throw moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
+		}
+		this.logger.debug('Money API call will be retried', {
+			route,
+			method,
+			httpCode: failure.httpCode,
+			errorCode: failure.errorCode,
+			attempt: attempt + 1,
+			waitMs,
+		});
+		await pauseUnlessCancelled(waitMs, signal);
+		attempt++;
+	}
+}
+
+export interface MoneyListPage {
+	items: IDataObject[];
+	page: number;
+	pages: number;
+	total?: number;
+}
+
+/** Pages of a list route, fetched one at a time, following `pagination.pages`. */
+export async function* moneyApiPages(
+	this: MoneyApiContext,
+	route: string,
+	qs: IDataObject,
+	options: Omit<MoneyApiRequestOptions, 'qs' | 'body'> & { pageSize?: number; startPage?: number } = {},
+): AsyncGenerator<MoneyListPage> {
+	const pageSize = Math.min(Math.max(1, options.pageSize ?? LIST_PAGE_SIZE_MAX), LIST_PAGE_SIZE_MAX);
+	let page = options.startPage ?? 1;
+	for (;;) {
+		const response = await moneyApiRequest.call(this, 'GET', route, {
+			...options,
+			qs: { ...qs, page, limit: pageSize },
+		});
+		const items = Array.isArray(response.data) ? (response.data as IDataObject[]) : [];
+		const pagination = isObject(response.pagination) ? response.pagination : {};
+		const pages = typeof pagination.pages === 'number' ? pagination.pages : page;
+		yield { items, page, pages, total: typeof pagination.total === 'number' ? pagination.total : undefined };
+		if (items.length === 0 || page >= pages) return;
+		page++;
+	}
+}
+
+/** Every item of a list route, or the first `limit` of them. */
+export async function moneyApiListAll(
+	this: MoneyApiContext,
+	route: string,
+	qs: IDataObject,
+	options: Omit<MoneyApiRequestOptions, 'qs' | 'body'> & { limit?: number } = {},
+): Promise<IDataObject[]> {
+	const results: IDataObject[] = [];
+	const pageSize = options.limit !== undefined ? Math.min(options.limit, LIST_PAGE_SIZE_MAX) : LIST_PAGE_SIZE_MAX;
+	for await (const page of moneyApiPages.call(this, route, qs, { ...options, pageSize })) {
+		for (const item of page.items) {
+			results.push(item);
+			if (options.limit !== undefined && results.length >= options.limit) return results;
+		}
+	}
+	return results;
+}

@@ -1,0 +1,115 @@
+/** The sandbox's configuration: its clients (settings, the control API's view and patch of them), directory and delivery settings. */
+import type { AccountType, Currency, IdentifierType, WebhookScheme } from './types';
+
+export interface ClientLimits {
+	minAmount: number;
+	maxAmount: number;
+	dailyCap: number;
+	monthlyCap: number;
+	velocityLimit: number;
+	velocityWindowSeconds: number;
+}
+
+export interface RateLimit {
+	requests: number;
+	windowSeconds: number;
+}
+
+export interface WalletSettings {
+	number: string;
+	currency: Currency;
+	balance: number;
+}
+
+export interface MerchantProfile {
+	uniqueId: string;
+	name: string;
+	type: string;
+	status: string;
+	countryCode: string | null;
+	phoneNumber: string | null;
+	createdAt: string | null;
+	updatedAt: string | null;
+}
+
+/** How a client is set up and what it may do: the part of its settings the control API shows (ClientView) and patches (ClientPatch). */
+export interface ClientAccess {
+	entitlements: string[];
+	ipAllowlist: string[] | null;
+	limits: ClientLimits;
+	rateLimit: RateLimit | null;
+	linked: boolean;
+	hasPrimaryWallet: boolean;
+	profileIncomplete: boolean;
+	merchantResolvable: boolean;
+	walletRetrievable: boolean;
+	webhookUrl: string | null;
+	webhookScheme: WebhookScheme;
+}
+
+export interface ClientSettings extends ClientAccess {
+	clientId: string;
+	clientSecret: string;
+	apiKey: string;
+	hmacSecret: string;
+	webhookSecret: string;
+	pin: string;
+	rsaPublicKeyPem?: string;
+	rsaPrivateKeyPem?: string;
+	merchant: MerchantProfile;
+	wallets: WalletSettings[];
+}
+
+export type ClientSettingsInput = Partial<Omit<ClientSettings, 'limits' | 'merchant'>> & {
+	limits?: Partial<ClientLimits>;
+	merchant?: Partial<MerchantProfile>;
+};
+
+export interface DirectoryEntry {
+	identifier: string;
+	type: IdentifierType;
+	accountType: AccountType;
+	name: string;
+	eligible: boolean;
+}
+
+export interface WebhookDeliverySettings {
+	maxAttempts: number;
+	baseDelayMs: number;
+	timeoutMs: number;
+	queueCapacity: number;
+	concurrency: number;
+}
+
+export interface SandboxConfig {
+	clients: ClientSettingsInput[];
+	directory: DirectoryEntry[];
+	idempotencyCapacity: number;
+	idempotencyFingerprint: 'semantic' | 'raw';
+	tokenCapacity: number;
+	tokenSnapshotsEntitlements: boolean;
+	payoutTypeLabel: 'payout' | 'transfer';
+	paymentLinkBase: string | null;
+	webhooks: Partial<WebhookDeliverySettings>;
+	seed: number;
+	maxBodyBytes: number;
+}
+
+export interface ResolvedConfig extends Omit<SandboxConfig, 'clients' | 'webhooks'> {
+	clients: ClientSettings[];
+	webhooks: WebhookDeliverySettings;
+}
+
+export interface WalletView {
+	number: string;
+	currency: Currency;
+	balance: number;
+	primary: boolean;
+}
+
+export type ClientPatch = Partial<Omit<ClientAccess, 'limits'>> & { limits?: Partial<ClientLimits>; balance?: number };
+
+export interface ClientView extends ClientAccess {
+	clientId: string;
+	wallets: WalletView[];
+}

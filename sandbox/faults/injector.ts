@@ -1,0 +1,91 @@
+import { seededRandom } from '../domain/random';
+
+export type FaultKind = '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop';
+
+export interface FaultSpec {
+	route: string;
+	kind: FaultKind;
+	rate?: number;
+	count?: number;
+	delayMs?: number;
+	retryAfterSeconds?: number;
+}
+
+const FAULT_KINDS: readonly FaultKind[] = ['429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop'];
+
+interface ActiveFault extends FaultSpec {
+	id: string;
+	remaining: number | null;
+}
+
+export function parseFault(input: unknown): FaultSpec {
+	if (typeof input !== 'object' || input === null) throw new Error('fault must be an object');
+	const fault = input as Record<string, unknown>;
+	if (typeof fault.route !== 'string' || fault.route.length === 0) throw new Error('fault.route must be a slug or "*"');
+	if (!FAULT_KINDS.includes(fault.kind as FaultKind)) throw new Error(`fault.kind must be one of ${FAULT_KINDS.join(', ')}`);
+	const optionalNumber = (name: string, min: number, max = Number.MAX_SAFE_INTEGER): number | undefined => {
+		const value = fault[name];
+		if (value === undefined || value === null) return undefined;
+		if (typeof value !== 'number' || !Number.isFinite(value) || value < min || value > max) {
+			throw new Error(`fault.${name} must be a number in [${min}, ${max}]`);
+		}
+		return value;
+	};
+	return {
+		route: fault.route,
+		kind: fault.kind as FaultKind,
+		rate: optionalNumber('rate', 0, 1),
+		count: optionalNumber('count', 1),
+		delayMs: optionalNumber('delayMs', 0, 600_000),
+		retryAfterSeconds: optionalNumber('retryAfterSeconds', 0),
+	};
+}
+
+export class FaultInjector {
+	private faults: ActiveFault[] = [];
+	private nextId = 1;
+	private random: () => number;
+
+	constructor(seed: number) {
+		this.random = seededRandom(seed);
+	}
+
+	reseed(seed: number): void {
+		this.random = seededRandom(seed);
+	}
+
+	add(spec: FaultSpec): string {
+		const id = `flt_${this.nextId++}`;
+		this.faults.push({ ...spec, id, remaining: spec.count ?? null });
+		return id;
+	}
+
+	remove(id: string): boolean {
+		const before = this.faults.length;
+		this.faults = this.faults.filter((fault) => fault.id !== id);
+		return this.faults.length !== before;
+	}
+
+	clear(): void {
+		this.faults = [];
+	}
+
+	list(): Array<FaultSpec & { id: string; remaining: number | null }> {
+		return this.faults.map((fault) => ({ ...fault }));
+	}
+
+	/** The first matching fault that fires (by its rate) is consumed and returned. */
+	pick(slug: string, isCreate: boolean): FaultSpec | undefined {
+		for (const fault of this.faults) {
+			if (fault.route !== '*' && fault.route !== slug) continue;
+			if (fault.kind === 'drop-after-commit' && !isCreate) continue;
+			if (fault.rate !== undefined && this.random() >= fault.rate) continue;
+			if (fault.remaining !== null) {
+				fault.remaining -= 1;
+				if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
+			}
+			return fault;
+		}
+		return undefined;
+	}
+}

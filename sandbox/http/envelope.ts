@@ -1,0 +1,46 @@
+import type { ClientState } from '../domain/clients';
+import { STATUS_CODES, type LedgerTransaction, type Transaction, type TransactionEnvelope } from '../domain/types';
+
+export interface EnvelopeContext {
+	payoutTypeLabel: 'payout' | 'transfer';
+	redirectLink(reference: string): string;
+}
+
+const CATEGORIES = {
+	charge: { id: 'merchant_collection', label: 'Merchant collection' },
+	payout: { id: 'merchant_disbursement', label: 'Merchant disbursement' },
+} as const;
+
+export function toEnvelope(tx: Transaction, owner: ClientState | undefined, context: EnvelopeContext): TransactionEnvelope {
+	const counterpartName = tx.counterpart.name ?? tx.counterpart.identifier;
+	const envelope: TransactionEnvelope = {
+		reference: tx.reference,
+		unique_id: tx.uniqueId,
+		status: { code: STATUS_CODES[tx.status], label: tx.status },
+		type: tx.resource === 'charge' ? 'charge' : context.payoutTypeLabel,
+		channel: tx.channel,
+		amount: { value: tx.resource === 'payout' ? -tx.amount : tx.amount, currency: tx.currency },
+		balance_after: { value: tx.balanceAfter, currency: tx.currency },
+		counterpart_account: {
+			identifier: tx.counterpart.identifier,
+			type: tx.counterpart.type,
+			channel: tx.channel,
+			name: tx.counterpart.name,
+		},
+		account: { identifier: tx.walletNumber, channel: tx.channel, name: owner?.settings.merchant.name ?? tx.clientId },
+		category: { ...CATEGORIES[tx.resource] },
+		note: null,
+		shared_note: tx.message,
+		description: tx.resource === 'charge' ? `Charge from ${counterpartName} via ${tx.channel}` : `Payout to ${counterpartName} via ${tx.channel}`,
+		payment_references: tx.paymentReference ? [tx.paymentReference] : [],
+		metadata: tx.metadata,
+		created_at: new Date(tx.createdAt).toISOString(),
+		updated_at: new Date(tx.updatedAt).toISOString(),
+	};
+	if (tx.resource === 'charge' && tx.channel === 'platform') envelope.redirect_link = context.redirectLink(tx.reference);
+	return envelope;
+}
+
+export function toLedgerTransaction(tx: Transaction, owner: ClientState | undefined, context: EnvelopeContext): LedgerTransaction {
+	return { ...toEnvelope(tx, owner, context), client_id: tx.clientId, idempotency_key: tx.idempotencyKey };
+}

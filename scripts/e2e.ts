@@ -1,0 +1,161 @@
+/**
+ * End-to-end tier (`npm run test:e2e`): the built pack in a real n8n server (2.41.1 by default;
+ * `npm run test:e2e -- --n8n 1.123.x` or MONEY_N8N_VERSION for another tested version), against
+ * the Money API sandbox, on loopback ports of its own.
+ *
+ *   1. install (once, cached) Node 24 and n8n        scripts/n8n/install.ts
+ *   2. copy package.json + dist as a community package   (build first: npm run build)
+ *   3. start the sandbox and n8n (owner from env), import the credential and the workflows
+ *   4. run the named checks of test/e2e/cases.ts in order: `ok - name` / `not ok - name: reason`
+ *   5. print `N passed, N failed` as the last line; exit 1 on any failure
+ *
+ * Environment: E2E_ONLY=substring[|substring...] (run matching checks only; the others are skipped and not
+ * counted), E2E_KEEP=1 (keep the n8n user folder; it is always kept on failure), MONEY_PACK_DIR
+ * (test another build: a folder with package.json + dist), MONEY_TOTALS_FILE (totals appended as
+ * JSON for .ci/run), and those of scripts/n8n/versions.ts (MONEY_CACHE_DIR, ...).
+ */
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import * as cases from '../test/e2e/cases';
+import type { E2eContext } from '../test/e2e/case-setup';
+import * as pollTrigger from '../test/e2e/poll-trigger';
+import * as reruns from '../test/e2e/reruns';
+import * as triggerMemory from '../test/e2e/trigger-memory';
+import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
+import * as rt from './n8n';
+import { failSetup, oneLine, report, runMain, say } from './output';
+import { moneyCredentialFor } from '../sandbox/control/credential';
+import { startSandbox, type SandboxHandle } from './sandbox-process';
+
+// `--n8n 1.123.x` (or `--n8n=2.41.1`) picks the n8n version; it must be set before the runtime is first asked for it.
+const n8nArg = process.argv.findIndex((a) => a === '--n8n' || a.startsWith('--n8n='));
+if (n8nArg >= 0) {
+	const value = process.argv[n8nArg].includes('=') ? process.argv[n8nArg].split('=')[1] : process.argv[n8nArg + 1];
+	if (!value) failSetup(new Error('--n8n needs a version, e.g. --n8n 1.123.x'));
+	process.env.MONEY_N8N_VERSION = value;
+}
+try {
+	rt.n8nVersion();
+} catch (err) {
+	failSetup(err);
+}
+
+const REPO = path.resolve(__dirname, '..');
+/** The check modules, in the order they run (cases.ts ends with its token count). */
+const CASE_MODULES = [cases, reruns, triggerMemory, pollTrigger];
+const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
+
+async function main(): Promise<number> {
+	const t0 = Date.now();
+	const packDir = rt.builtPackDir(process.env.MONEY_PACK_DIR, REPO);
+
+	say('# installing or reusing Node 24 and n8n (cached)...');
+	const runtime = rt.ensureN8n();
+	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-e2e-n8n-'));
+	const pack = rt.installPack(userFolder, packDir);
+	say(`# pack ${pack.name}@${pack.version} installed as a community package in ${userFolder}`);
+
+	const resources: { sandbox: SandboxHandle | null; n8n: rt.N8nHandle | null } = { sandbox: null, n8n: null };
+	let failed = 0;
+	let passed = 0;
+	let keep = process.env.E2E_KEEP === '1';
+	const cleanup = async () => {
+		await Promise.allSettled([resources.n8n && resources.n8n.stop(), resources.sandbox && resources.sandbox.stop()]);
+	};
+	process.once('SIGINT', () => {
+		say('# interrupted; stopping n8n and the sandbox');
+		cleanup().finally(() => process.exit(130));
+	});
+	try {
+		say('# starting the sandbox and n8n...');
+		const [sandbox, n8n] = await Promise.all([
+			startSandbox({ repoDir: REPO, logFile: path.join(userFolder, 'sandbox.log') }),
+			rt.startN8n({ userFolder, owner: OWNER }),
+		]);
+		resources.sandbox = sandbox;
+		resources.n8n = n8n;
+		say(`# sandbox ${sandbox.info.baseUrl}, n8n ${n8n.url} (ready in ${n8n.startSeconds.toFixed(1)} s)`);
+
+		const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info) };
+		await rt.importJson('import:credentials', [cred], { env: n8n.env });
+		const session = await rt.login(n8n.url, OWNER.email, OWNER.password);
+		const apiKey = await rt.createApiKey(session, { label: 'e2e' });
+		const api = rt.publicApi(n8n.url, apiKey);
+
+		const ctx: E2eContext = {
+			repo: REPO,
+			n8n,
+			api,
+			session,
+			/** A line for the run's report (figures a check measured). */
+			note(line) {
+				say(`# ${line}`);
+			},
+			/** Stop n8n (kill -9 with `kill`) and start it again on the same port and database. */
+			async restartN8n({ kill = false } = {}) {
+				const old = resources.n8n as rt.N8nHandle;
+				if (kill) await old.kill();
+				else await old.stop();
+				resources.n8n = await rt.startN8n({ userFolder, owner: OWNER, port: old.port });
+				const restarted = resources.n8n;
+				ctx.n8n = restarted;
+				ctx.session = await rt.login(restarted.url, OWNER.email, OWNER.password);
+				say(`# n8n restarted (${kill ? 'after kill -9' : 'stopped'}) in ${restarted.startSeconds.toFixed(1)} s`);
+			},
+			sandbox: { info: sandbox.info, control: sandbox.control },
+			output: rt.nodeOutput,
+			/** Run a workflow with `n8n execute`, then read its execution from the public API. */
+			async run(workflowId, { expectError = false } = {}) {
+				const known = new Set((await api.listExecutions({ workflowId, includeData: false })).map((e) => String(e.id)));
+				const cli = await (resources.n8n as rt.N8nHandle).cli(['execute', `--id=${workflowId}`, '--rawOutput'], { check: false });
+				const execs = await api.waitForExecutions(workflowId, (ex) => ex.some((e) => !known.has(String(e.id))), { timeoutMs: 15_000 });
+				const execution = execs.find((e) => !known.has(String(e.id))) as rt.Execution;
+				const error = rt.executionError(execution);
+				if (!expectError && (cli.code !== 0 || execution.status !== 'success')) {
+					const why = error ? `${error.message}${error.description ? ` (${error.description})` : ''}` : (cli.stdout + cli.stderr).split('\n').slice(-15).join('\n');
+					throw new Error(`workflow ${workflowId} failed (exit ${cli.code}, status ${execution.status}): ${why}`);
+				}
+				return { cli, execution, error, output: (nodeName, o) => rt.nodeOutput(execution, nodeName, o) || [] };
+			},
+		};
+		const built = CASE_MODULES.map((module) => module.build(ctx));
+		const workflows = built.flatMap((part) => part.workflows);
+		const allChecks = built.flatMap((part) => part.checks);
+		const checks = [...allChecks.filter((check) => !check.runLast), ...allChecks.filter((check) => check.runLast)];
+		const credentials = built.flatMap((part) => part.credentials || []);
+		if (credentials.length > 0) await rt.importJson('import:credentials', credentials, { env: n8n.env });
+		await rt.importJson('import:workflow', workflows, { env: n8n.env });
+		say(`# imported ${1 + credentials.length} credentials and ${workflows.length} workflows; running ${checks.length} checks`);
+		await sandbox.control.resetCounters();
+
+		const only = process.env.E2E_ONLY;
+		for (const check of checks) {
+			if (only && !only.split('|').some((part) => check.name.includes(part))) continue;
+			const t = Date.now();
+			try {
+				await check.fn();
+				passed++;
+				say(`ok - ${check.name} (${((Date.now() - t) / 1000).toFixed(1)} s)`);
+			} catch (err) {
+				failed++;
+				say(`not ok - ${check.name}: ${oneLine(err)}`);
+			}
+		}
+	} catch (err) {
+		failed++;
+		say(`not ok - setup: ${oneLine(err)}`);
+	} finally {
+		await cleanup();
+	}
+	if (failed > 0) keep = true;
+	if (keep) say(`# n8n user folder kept for inspection: ${userFolder} (n8n.log, sandbox.log)`);
+	else fs.rmSync(userFolder, { recursive: true, force: true });
+	say(`# n8n ${rt.n8nVersion()} on Node ${rt.NODE_VERSION} (${runtime.nodeBin}); total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	report(passed, failed);
+	return failed === 0 ? 0 : 1;
+}
+
+runMain(main);

@@ -1,0 +1,206 @@
+/**
+ * Queue-mode tier (`npm run test:queue`): the built pack on n8n 2.41's distributed engine, on
+ * loopback. Postgres 15 + Redis 7 (Debian packages, installed when missing), one main, two
+ * workers, one webhook process (scripts/queue/topology.ts), and the Money API sandbox; then the
+ * scenarios of scripts/queue/scenario-*.ts, each printed `ok - name` / `not ok - name: reason`,
+ * and `N passed, N failed` last (also appended to MONEY_TOTALS_FILE for .ci/run).
+ *
+ * Figures (time and memory per scenario, executions and duplicates of the webhook scenario,
+ * token requests, payouts per minute on two workers vs one) go to bench/results/queue.json.
+ *
+ * Environment: QUEUE_ONLY=substring (run matching checks only; the poll check always runs
+ * alongside), QUEUE_KEEP=1 (keep the temp folder with every log; kept on failure),
+ * QUEUE_EVENTS (webhook scenario size, default 1000), QUEUE_BENCH_ROUNDS (default 2; 0 skips),
+ * MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
+ */
+
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
+import * as rt from './n8n';
+import { oneLine, report, runMain, say } from './output';
+import { REPO, writeJson } from './queue/helpers';
+import type { QueueContext, ScenarioReport } from './queue/context';
+import { killDuringRun } from './queue/scenario-kill';
+import { faultyRun } from './queue/scenario-payouts';
+import { pollOnLeader } from './queue/scenario-poll';
+import { duplicateDeliveries } from './queue/scenario-webhooks';
+import * as services from './queue/services';
+import { workersVsOne } from './queue/throughput';
+import * as topologyOf from './queue/topology';
+import * as wf from './queue/workflows';
+import { moneyCredentialFor } from '../sandbox/control/credential';
+
+/** The sandbox's payout velocity is raised for this tier, and the credential says so: the Money node paces payout runs to the credential's limit. */
+const QUEUE_VELOCITY_LIMIT = 1_000_000;
+const OWNER = { email: 'queue-owner@example.com', password: 'Queue-owner-pass-1', firstName: 'Queue', lastName: 'Owner' };
+const CONCURRENCY = 5;
+/**
+ * Shorter Bull lock periods than n8n's defaults (60 s, 10 s, 30 s), so a dead worker's job is
+ * failed in seconds. The leader's queue recovery keeps its default (180 min): run more often, it
+ * marks `crashed` executions that are in Postgres but not yet in Redis, which a worker then skips.
+ */
+const KILL_TUNING = {
+	QUEUE_WORKER_LOCK_DURATION: '15000',
+	QUEUE_WORKER_LOCK_RENEW_TIME: '5000',
+	QUEUE_WORKER_STALLED_INTERVAL: '5000',
+};
+
+/** Import the credential and the workflows, log in, activate the webhook-started workflows. */
+async function prepare(topology: topologyOf.RunningTopology, log: (msg: string) => void) {
+	const { main, sandbox } = topology;
+	const ids = { payoutsRef: 'queuePayoutsRef', payoutsDefault: 'queuePayoutsDefault', trigger: 'queueMoneyTrigger', poll: 'queueMoneyPoll' };
+	const paths = { payoutsRef: 'queue-payouts-ref', payoutsDefault: 'queue-payouts-default' };
+	const trigger = wf.moneyTrigger(ids.trigger);
+	const workflows = [
+		wf.payoutBatch(ids.payoutsRef, paths.payoutsRef, { withReference: true }),
+		wf.payoutBatch(ids.payoutsDefault, paths.payoutsDefault, { withReference: false }),
+		trigger.workflow,
+		wf.pollTrigger(ids.poll),
+	];
+	const cred = { id: CREDENTIAL.id, name: CREDENTIAL.name, type: CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info, { velocityLimit: QUEUE_VELOCITY_LIMIT }) };
+	await rt.importJson('import:credentials', [cred], { env: main.env });
+	await rt.importJson('import:workflow', workflows, { env: main.env });
+	const session = await rt.login(main.url, OWNER.email, OWNER.password);
+	const api = rt.publicApi(main.url, await rt.createApiKey(session, { label: 'queue' }));
+	for (const id of [ids.payoutsRef, ids.payoutsDefault, ids.trigger]) await api.activateWorkflow(id);
+	// Thousands of payouts in minutes: far over the default 20 per 5 minutes.
+	await sandbox.control.updateClient(sandbox.info.clientId, { limits: { velocityLimit: QUEUE_VELOCITY_LIMIT } });
+	await sandbox.control.resetCounters();
+	log(`imported the credential and ${workflows.length} workflows; activated the payout and trigger workflows`);
+	return { ids, paths, session, api, triggerWebhookId: trigger.webhookId };
+}
+
+interface ScenarioFigures {
+	seconds: number;
+	result?: ScenarioReport;
+	error?: string;
+	memoryMb?: Record<string, number>;
+}
+
+async function main(): Promise<number> {
+	const t0 = Date.now();
+	const packDir = rt.builtPackDir(process.env.MONEY_PACK_DIR, REPO);
+	say('# installing or reusing Node 24, n8n, postgresql and redis-server...');
+	const t = Date.now();
+	rt.ensureN8n();
+	const n8nInstallSeconds = (Date.now() - t) / 1000;
+	const packageInstallSeconds = services.ensurePackages();
+	const testStart = Date.now();
+	const baseDir = services.makeBaseDir();
+	const figures: {
+		date: string;
+		n8n: string;
+		machine: string;
+		installSeconds: { n8n: number; debianPackages: number };
+		scenarios: Record<string, ScenarioFigures>;
+		startSeconds?: topologyOf.Topology['timings'];
+		memoryMbAfterStart?: Record<string, number>;
+		throughput?: ScenarioReport;
+		totalSeconds?: number;
+	} = { date: new Date().toISOString(), n8n: rt.n8nVersion(), machine: `${os.cpus().length} cores`, installSeconds: { n8n: n8nInstallSeconds, debianPackages: packageInstallSeconds }, scenarios: {} };
+	let passed = 0;
+	let failed = 0;
+	let keep = process.env.QUEUE_KEEP === '1';
+	let topology: topologyOf.RunningTopology | null = null;
+	const stopAll = async () => {
+		if (topology) await topology.stop();
+	};
+	process.once('SIGINT', () => {
+		say('# interrupted; stopping everything');
+		stopAll().finally(() => process.exit(130));
+	});
+	try {
+		topology = await topologyOf.start({ baseDir, packDir, owner: OWNER, workers: 2, concurrency: CONCURRENCY, tuning: KILL_TUNING, log: (m) => say(`# ${m}`) });
+		figures.startSeconds = topology.timings;
+		const prepared = await prepare(topology, (m) => say(`# ${m}`));
+		const ctx: QueueContext = { ...prepared, topology, control: topology.sandbox.control, info: topology.sandbox.info, output: rt.nodeOutput, error: rt.executionError, concurrency: CONCURRENCY, log: (m) => say(`# ${m}`) };
+		figures.memoryMbAfterStart = topologyOf.memory(topology);
+
+		const poll = pollOnLeader(ctx).then(
+			(value) => ({ value, error: undefined }),
+			(error: unknown) => ({ value: undefined, error }),
+		);
+		const events = Number(process.env.QUEUE_EVENTS || 1000);
+		const checks: Array<[string, () => Promise<ScenarioReport>]> = [
+			['1,000 payouts over both workers under drops, 503s and token revocations, keyed by Business Reference', () => faultyRun(ctx, { withReference: true })],
+			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],
+			['a worker killed mid-run: n8n fails the execution, its Retry pays nothing twice, a re-send pays each Business Reference once', () => killDuringRun(ctx, { withReference: true })],
+			['a worker killed mid-run, default key: the Retry pays nothing twice (what a re-send does is reported)', () => killDuringRun(ctx, { withReference: false })],
+			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
+			['the poll trigger runs on the leader only and emits each final charge once', async () => {
+				const outcome = await poll;
+				if (outcome.error) throw outcome.error;
+				return outcome.value as ScenarioReport;
+			}],
+			['token requests over the whole run: no refresh storm', async () => {
+				const total = (await ctx.control.counters()).tokenRequests;
+				const revoking = Object.values(figures.scenarios).map((v) => v.result).filter((r): r is ScenarioReport => Boolean(r && r.revocations));
+				const duringRevocations = revoking.reduce((sum, r) => sum + r.tokenRequests, 0);
+				const revocations = revoking.reduce((sum, r) => sum + r.revocations, 0);
+				const report = {
+					tokenRequestsTotal: total,
+					duringRevocationRuns: duringRevocations,
+					revocations,
+					perRevocation: revocations ? Number((duringRevocations / revocations).toFixed(1)) : null,
+					outsideRevocationRuns: total - duringRevocations,
+					executionsInFlightMax: 2 * CONCURRENCY,
+				};
+				// Outside the revocation runs the saved token is reused: a new token only where executions
+				// in flight found the last revoked one (once each), never one per item.
+				if (report.outsideRevocationRuns > 2 * report.executionsInFlightMax) throw new Error(`token requests: ${JSON.stringify(report)}`);
+				return report;
+			}],
+		];
+		const only = process.env.QUEUE_ONLY;
+		for (const [name, fn] of checks) {
+			if (only && !name.includes(only) && !name.startsWith('the poll trigger')) continue;
+			const started = Date.now();
+			const entry: ScenarioFigures = { seconds: 0 };
+			figures.scenarios[name] = entry;
+			try {
+				entry.result = await fn();
+				passed++;
+				say(`ok - ${name} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+			} catch (err) {
+				failed++;
+				entry.error = oneLine(err);
+				const figuresOfFailure = (err as { report?: ScenarioReport }).report;
+				if (figuresOfFailure) entry.result = figuresOfFailure;
+				say(`not ok - ${name}: ${oneLine(err)}`);
+			}
+			entry.seconds = Number(((Date.now() - started) / 1000).toFixed(1));
+			entry.memoryMb = topologyOf.memory(topology as topologyOf.Topology);
+			if (entry.result) say(`#   ${JSON.stringify(entry.result)}`);
+		}
+		const rounds = Number(process.env.QUEUE_BENCH_ROUNDS ?? 2);
+		if (rounds > 0 && !only) {
+			const started = Date.now();
+			try {
+				figures.throughput = await workersVsOne(ctx, { rounds });
+				figures.throughput.seconds = Number(((Date.now() - started) / 1000).toFixed(1));
+				say(`# payouts per minute, two workers vs one: ${JSON.stringify(figures.throughput.ratioTwoVsOne)}`);
+			} catch (err) {
+				say(`# throughput measurement failed: ${oneLine(err)}`);
+				figures.throughput = { error: oneLine(err) };
+			}
+		}
+	} catch (err) {
+		failed++;
+		say(`not ok - setup: ${oneLine(err)}`);
+	} finally {
+		await stopAll();
+	}
+	figures.totalSeconds = Number(((Date.now() - testStart) / 1000).toFixed(1));
+	if (!process.env.QUEUE_ONLY) writeJson(path.join(REPO, 'bench', 'results', 'queue.json'), figures);
+	if (failed > 0) keep = true;
+	if (keep) say(`# logs kept: ${baseDir} (main/, worker*/, webhook/ n8n.log; postgres.log, redis.log, sandbox.log)`);
+	else fs.rmSync(baseDir, { recursive: true, force: true });
+	say(`# total ${((Date.now() - t0) / 1000).toFixed(1)} s (${figures.totalSeconds} s without installs)`);
+	report(passed, failed);
+	return failed === 0 ? 0 : 1;
+}
+
+runMain(main);

@@ -1,0 +1,88 @@
+/**
+ * What every case file of the end-to-end tier shares: the context scripts/e2e.ts hands to each
+ * `build(ctx)`, the keyed workflow builder, the sandbox's directory identities and readers of
+ * Money node output items.
+ */
+
+import type { SandboxInfo } from '../../sandbox';
+import type { CliResult, Execution, Json, N8nHandle, PublicApi, Session } from '../../scripts/n8n';
+import type { OutputSelector } from '../../scripts/n8n/api';
+import type { SandboxControlClient } from '../../sandbox/control/client';
+import { chain, type Workflow, type WorkflowNode } from './workflows';
+
+/** One workflow run by `n8n execute`, read back from the public API. */
+export interface RunResult {
+	cli: CliResult;
+	execution: Execution;
+	error: Json;
+	/** The output items (json) of a node; [] when it did not run. */
+	output(nodeName: string, selector?: OutputSelector): Json[];
+}
+
+/** What scripts/e2e.ts passes to each case file's build(ctx). */
+export interface E2eContext {
+	repo: string;
+	/** The running n8n (replaced by restartN8n). */
+	n8n: N8nHandle;
+	api: PublicApi;
+	/** A logged-in editor session (renewed by restartN8n). */
+	session: Session;
+	sandbox: { info: SandboxInfo; control: SandboxControlClient };
+	/** A line for the run's report (figures a check measured). */
+	note(line: string): void;
+	/** Stop n8n (kill -9 with `kill`) and start it again on the same port and database. */
+	restartN8n(opts?: { kill?: boolean }): Promise<void>;
+	/** The output items of a node in an execution read with its data. */
+	output(execution: Execution | undefined, nodeName: string, selector?: OutputSelector): Json[] | undefined;
+	/** Run a workflow with `n8n execute`, then read its execution from the public API. */
+	run(workflowId: string, opts?: { expectError?: boolean }): Promise<RunResult>;
+}
+
+/** A named check; checks run in order, those with runLast after all others. */
+export interface Check {
+	name: string;
+	runLast?: boolean;
+	fn(): Promise<void>;
+}
+
+/** What a case file's build(ctx) returns: its workflows and checks, and credentials beyond the main one. */
+export interface CasePart {
+	workflows: Workflow[];
+	checks: Check[];
+	credentials?: Array<{ id: string; name: string; type: string; data: Record<string, unknown> }>;
+}
+
+/**
+ * A linear-workflow builder whose ids are `${prefix}${key}` (cut to n8n's 21 characters), each
+ * recorded in `ids[key]` for the checks to run them by.
+ */
+export function keyedWorkflows(prefix: string) {
+	const ids: Record<string, string> = {};
+	const wf = (key: string, name: string, nodes: WorkflowNode[]): Workflow => {
+		const id = `${prefix}${key}`.slice(0, 21);
+		ids[key] = id;
+		return chain(id, name, nodes);
+	};
+	return { ids, wf };
+}
+
+export type KeyedWorkflows = ReturnType<typeof keyedWorkflows>;
+
+// The sandbox's seeded directory (sandbox/README.md).
+export const PAYER = 'GM-1001'; // eligible
+export const BENEFICIARY = 'GM-1002'; // eligible
+export const OTHER_BENEFICIARY = 'GM-1003';
+export const INELIGIBLE = 'GM-1099';
+
+/** The reference of a Money node output item (an acknowledgement, or a read's `data` envelope). */
+export function referenceOf(json: Json): string | undefined {
+	if (!json) return undefined;
+	return json.reference || (json.data && json.data.reference);
+}
+
+/** The status label of a Money node output item. */
+export function statusOf(json: Json): string | undefined {
+	if (!json) return undefined;
+	const s = json.status || (json.data && json.data.status);
+	return s && typeof s === 'object' ? s.label : s;
+}

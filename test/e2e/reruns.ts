@@ -1,0 +1,251 @@
+/**
+ * Money moves once on every path on which a real n8n server runs a create again
+ * (docs/idempotency.md): Retry of a failed execution with the original and with the currently
+ * saved workflow, a lost answer then Retry, Retry On Fail, a loop that pays identical rows in two
+ * batches, and a kill -9 of n8n mid-run followed by a restart and whatever n8n offers then.
+ * Each check reads the sandbox's ledger before and after. Run by scripts/e2e.ts (see cases.ts).
+ */
+
+import { strict as assert } from 'node:assert';
+import * as crypto from 'node:crypto';
+
+import type { Execution } from '../../scripts/n8n';
+import { BENEFICIARY, keyedWorkflows, OTHER_BENEFICIARY, PAYER, type CasePart, type Check, type E2eContext } from './case-setup';
+import { money, node, TYPES, type WorkflowNode } from './workflows';
+
+const OTHER_PAYER = 'GM-1003';
+const UNKNOWN_PAYER = 'GM-0404';
+const NO_RETRIES = { maxRetries: 0 };
+
+/** A Set node holding the rows and a Split Out node making one item per row, as the examples do. */
+function rowNodes(rows: unknown[]): WorkflowNode[] {
+	return [
+		{ name: 'Rows', type: TYPES.set, typeVersion: 3.4, parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} } },
+		{ name: 'One item per row', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'rows', options: {} } },
+	];
+}
+
+function mapped(resource: string, extra = {}) {
+	return money.create(resource, { amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', options: NO_RETRIES, ...extra });
+}
+
+export function build(ctx: E2eContext): CasePart {
+	const { control } = ctx.sandbox;
+	const { ids, wf } = keyedWorkflows('e2eRe');
+	// Amounts identify each check's rows in the shared ledger.
+	const amount = (() => {
+		let next = 61_000 + crypto.randomInt(0, 1000) * 10;
+		return () => (next += 7);
+	})();
+	const A = [amount(), amount(), 900_000];
+	const B = [amount(), amount(), amount()];
+	const C = amount();
+	const D = amount();
+	const E = amount();
+	const K = [amount(), amount(), amount(), amount(), amount(), amount()];
+	const K2 = [amount(), amount(), amount(), amount(), amount(), amount()];
+
+	const loopWorkflow = (() => {
+		const w = wf('Loop', 'e2e loop pays identical rows of two batches', [
+			node.manualTrigger(),
+			...rowNodes([
+				{ identifier: OTHER_BENEFICIARY, amount: E },
+				{ identifier: OTHER_BENEFICIARY, amount: E },
+			]),
+			{ name: 'Loop Over Items', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, parameters: { batchSize: 1, options: {} } },
+			node.money('Pay', mapped('payout')),
+		]);
+		w.connections['Loop Over Items'] = { main: [[], [{ node: 'Pay', type: 'main', index: 0 }]] };
+		w.connections.Pay = { main: [[{ node: 'Loop Over Items', type: 'main', index: 0 }]] };
+		return w;
+	})();
+
+	/** A payout run started by a webhook, so that it runs inside the server that gets killed. */
+	const killRun = (key: string, amounts: number[], withReference: boolean) => {
+		const path = `e2e-kill-${key.toLowerCase()}-${crypto.randomBytes(3).toString('hex')}`;
+		const rows = amounts.map((value, index) => ({ identifier: index % 2 ? OTHER_BENEFICIARY : BENEFICIARY, amount: value, ref: `kill-${path}-${index}` }));
+		const extra = withReference ? { businessReference: '={{ $json.ref }}' } : {};
+		const workflow = wf(key, `e2e payout run killed mid-run (${withReference ? 'with' : 'without'} Business Reference)`, [
+			{
+				name: 'Start run',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				webhookId: crypto.randomUUID(),
+				parameters: { httpMethod: 'POST', path, responseMode: 'onReceived', options: {} },
+			},
+			...rowNodes(rows),
+			node.money('Pay', mapped('payout', extra)),
+		]);
+		return { key, path, amounts, workflow };
+	};
+	const killRuns = [killRun('Kill', K, false), killRun('KillRef', K2, true)];
+
+	const workflows = [
+		wf('Later', 'e2e payout run, later row fails', [node.manualTrigger(), ...rowNodes(A.map((value, index) => ({ identifier: index === 1 ? OTHER_BENEFICIARY : BENEFICIARY, amount: value }))), node.money('Pay', mapped('payout'))]),
+		wf('Saved', 'e2e charge run, mapping fixed', [
+			node.manualTrigger(),
+			...rowNodes([
+				{ identifier: PAYER, amount: B[0] },
+				{ identifier: OTHER_PAYER, amount: B[1] },
+				{ identifier: UNKNOWN_PAYER, amount: B[2] },
+			]),
+			node.money('Charge', mapped('charge')),
+		]),
+		wf('Lost', 'e2e payout whose answer is lost', [node.manualTrigger(), ...rowNodes([{ identifier: BENEFICIARY, amount: C }]), node.money('Pay', mapped('payout'))]),
+		wf('OnFail', 'e2e payout with Retry On Fail', [
+			node.manualTrigger(),
+			...rowNodes([{ identifier: BENEFICIARY, amount: D }]),
+			{ ...node.money('Pay', mapped('payout')), retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
+		]),
+		loopWorkflow,
+		...killRuns.map((run) => run.workflow),
+	];
+
+	async function ledgerRows(resource: string, amounts: number[]) {
+		const ledger = await control.ledger();
+		const entries = resource === 'charge' ? ledger.charges : ledger.payouts;
+		return entries.filter((entry) => amounts.includes(Math.abs(entry.amount.value)));
+	}
+
+	async function assertEachKeyOnce(rows: Array<{ idempotency_key: string | null }>): Promise<void> {
+		const counters = await control.counters();
+		for (const row of rows) {
+			const key = row.idempotency_key as string;
+			assert.equal(counters.createsByIdempotencyKey[key], 1, `key ${key} created ${counters.createsByIdempotencyKey[key]} times`);
+		}
+	}
+
+	/** REST retry as the Executions list does it; resolves with the new execution (data included). */
+	async function retry(executionId: Execution['id'], loadWorkflow: boolean) {
+		const res = await ctx.session.request('POST', `/rest/executions/${executionId}/retry`, { loadWorkflow });
+		assert.equal(res.status, 200, `retry answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+		const retriedId = res.json && res.json.data && res.json.data.id;
+		assert.ok(retriedId, `retry gave no execution id: ${res.text.slice(0, 300)}`);
+		assert.notEqual(String(retriedId), String(executionId), 'a retry is a new execution');
+		const execution = await ctx.api.getExecution(retriedId, true);
+		return { execution, output: (name: string) => ctx.output(execution, name) || [] };
+	}
+
+	const outcomes = (items: any[]) => items.map((item) => item.outcome);
+
+	const checks: Check[] = [
+		{
+			name: 'Retry of a payout run whose later row failed (balance topped up) pays the earlier rows once',
+			async fn() {
+				await control.updateClient(ctx.sandbox.info.clientId, { balance: 400_000 });
+				const failed = await ctx.run(ids.Later, { expectError: true });
+				assert.match(String(failed.error && failed.error.message), /INSUFFICIENT_FUNDS/);
+				assert.equal((await ledgerRows('payout', A)).length, 2);
+				await control.updateClient(ctx.sandbox.info.clientId, { balance: 100_000_000 });
+				const retried = await retry(failed.execution.id, false);
+				assert.equal(retried.execution.status, 'success', JSON.stringify(retried.execution.data && retried.execution.data.resultData.error));
+				assert.deepEqual(outcomes(retried.output('Pay')), ['replayed', 'replayed', 'created']);
+				const rows = await ledgerRows('payout', A);
+				assert.deepEqual(rows.map((row) => Math.abs(row.amount.value)).sort(), [...A].sort());
+				await assertEachKeyOnce(rows);
+			},
+		},
+		{
+			name: 'Retry with the currently saved workflow (mapping of the failed charge fixed) charges the earlier rows once',
+			async fn() {
+				const failed = await ctx.run(ids.Saved, { expectError: true });
+				assert.match(String(failed.error && failed.error.message), /PAYER_NOT_FOUND/);
+				assert.equal((await ledgerRows('charge', B)).length, 2);
+				const saved = await ctx.api.getWorkflow(ids.Saved);
+				const charge = saved.nodes.find((n: WorkflowNode) => n.name === 'Charge');
+				charge.parameters.identifier = `={{ $json.identifier === '${UNKNOWN_PAYER}' ? '${PAYER}' : $json.identifier }}`;
+				await ctx.api.call('PUT', `/workflows/${ids.Saved}`, { name: saved.name, nodes: saved.nodes, connections: saved.connections, settings: saved.settings });
+				const retried = await retry(failed.execution.id, true);
+				assert.equal(retried.execution.status, 'success');
+				assert.deepEqual(outcomes(retried.output('Charge')), ['replayed', 'replayed', 'created']);
+				const rows = await ledgerRows('charge', B);
+				assert.equal(rows.length, 3);
+				await assertEachKeyOnce(rows);
+			},
+		},
+		{
+			name: 'Retry of a payout whose answer was lost after the API committed it creates it once',
+			async fn() {
+				await control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+				const failed = await ctx.run(ids.Lost, { expectError: true });
+				assert.equal(failed.execution.status, 'error');
+				assert.equal((await ledgerRows('payout', [C])).length, 1, 'the API committed the payout');
+				await control.clearFaults();
+				const retried = await retry(failed.execution.id, false);
+				assert.deepEqual(outcomes(retried.output('Pay')), ['replayed']);
+				await assertEachKeyOnce(await ledgerRows('payout', [C]));
+				assert.equal((await ledgerRows('payout', [C])).length, 1);
+			},
+		},
+		{
+			name: 'Retry On Fail after a lost answer pays once',
+			async fn() {
+				await control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+				const run = await ctx.run(ids.OnFail);
+				await control.clearFaults();
+				assert.deepEqual(outcomes(run.output('Pay')), ['replayed']);
+				const rows = await ledgerRows('payout', [D]);
+				assert.equal(rows.length, 1);
+				await assertEachKeyOnce(rows);
+			},
+		},
+		{
+			name: 'a payout node inside Loop Over Items pays identical rows of two batches twice, under two keys',
+			async fn() {
+				const run = await ctx.run(ids.Loop);
+				const keys = [0, 1].map((runIndex) => (ctx.output(run.execution, 'Pay', { runIndex }) || [])[0]).map((item) => item && item.idempotency_key);
+				assert.equal(new Set(keys).size, 2, `keys ${JSON.stringify(keys)}`);
+				assert.equal((await ledgerRows('payout', [E])).length, 2);
+			},
+		},
+		{
+			name: 'kill -9 of n8n during payout runs, restart, Retry: nothing paid twice, with or without a Business Reference',
+			async fn() {
+				await control.addFault({ route: 'post_money_v1_payout', kind: 'delay', delayMs: 1500 });
+				for (const run of killRuns) {
+					await ctx.api.activateWorkflow(ids[run.key]);
+					const start = () => fetch(`${ctx.n8n.url}/webhook/${run.path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
+					let started = await start();
+					for (let tries = 0; started.status === 404 && tries < 120; tries++) {
+						await new Promise((r) => setTimeout(r, 500));
+						started = await start();
+					}
+					assert.equal(started.status, 200, 'the webhook was never registered');
+				}
+				const deadline = Date.now() + 90_000;
+				for (const run of killRuns) {
+					while ((await ledgerRows('payout', run.amounts)).length < 2) {
+						assert.ok(Date.now() < deadline, 'the runs did not start paying');
+						await new Promise((r) => setTimeout(r, 200));
+					}
+				}
+				await ctx.restartN8n({ kill: true });
+				await control.clearFaults();
+				const report: Record<string, any> = {};
+				for (const run of killRuns) {
+					const entry: Record<string, any> = { paidBeforeRetry: (await ledgerRows('payout', run.amounts)).length };
+					const [crashed] = await ctx.api.listExecutions({ workflowId: ids[run.key], includeData: false });
+					entry.status = crashed && crashed.status;
+					const res = await ctx.session.request('POST', `/rest/executions/${crashed.id}/retry`, { loadWorkflow: false });
+					entry.retry = res.status === 200 ? 'allowed' : `refused: HTTP ${res.status}`;
+					const retriedId = res.status === 200 && res.json.data && res.json.data.id;
+					const retried = retriedId ? await ctx.api.getExecution(retriedId, true) : undefined;
+					entry.retryStatus = retried && retried.status;
+					entry.retryError = retried && retried.data && retried.data.resultData.error ? String(retried.data.resultData.error.message).slice(0, 80) : undefined;
+					entry.retryOutcomes = retried ? outcomes(ctx.output(retried, 'Pay') || []) : [];
+					const rows = await ledgerRows('payout', run.amounts);
+					entry.paidAfter = rows.length;
+					report[run.key] = entry;
+					const amounts = rows.map((row) => Math.abs(row.amount.value));
+					assert.equal(new Set(amounts).size, amounts.length, `a row was paid twice: ${JSON.stringify(report)}`);
+				}
+				ctx.note(`kill -9 mid-run: ${JSON.stringify(report)}`);
+				assert.equal(report.Kill.retryStatus, 'error', 'without a Business Reference the retry must refuse');
+				assert.match(String(report.Kill.retryError), /lost in a crash/);
+				assert.equal(report.KillRef.retryStatus, 'success');
+				assert.equal(report.KillRef.paidAfter, K2.length, 'with a Business Reference the retry completes the run');
+			},
+		},
+	];
+	return { workflows, checks };
+}

@@ -1,0 +1,140 @@
+/**
+ * The Money Trigger's memory in a real n8n server (docs/webhook-memory.md): a redelivered event
+ * starts no second execution, seconds later or after other events; a PENDING after COMPLETED for
+ * the same reference is dropped; the memory survives a restart; and a burst in which every event
+ * arrives twice at the same moment reports its duplicate count. Run by scripts/e2e.ts.
+ */
+
+import { strict as assert } from 'node:assert';
+import * as crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { Execution } from '../../scripts/n8n';
+import type { CasePart, Check, E2eContext } from './case-setup';
+import { chain, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } from './workflows';
+
+const ALL_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
+const BURST_EVENTS = 50;
+const BURST_PARALLEL_PAIRS = 4;
+
+export function build(ctx: E2eContext): CasePart {
+	const { control } = ctx.sandbox;
+	const id = 'e2eTriggerMemory';
+	const webhookId = webhookIdFor('e2e trigger memory');
+	const workflows = [
+		chain(id, 'e2e money trigger memory', [
+			node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ALL_STATUSES }), { webhookId }),
+			node.set('Received', { reference: '={{ $json.reference || ($json.data && $json.data.reference) }}' }, { includeOtherFields: true }),
+		]),
+	];
+	const url = () => `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;
+	const run = crypto.randomBytes(3).toString('hex');
+	let serial = 0;
+
+	function event(reference: string, status: string, eventId = `evt_${run}_${++serial}`) {
+		return {
+			id: eventId,
+			event: `charge.${status.toLowerCase()}`,
+			created_at: new Date().toISOString(),
+			data: {
+				reference,
+				type: 'charge',
+				status: { code: ALL_STATUSES.indexOf(status), label: status },
+				amount: { value: 1000 + serial, currency: 'XOF' },
+				counterpart_account: { identifier: 'GM-1001', channel: 'psp-a-tg', name: null },
+				created_at: new Date().toISOString(),
+			},
+		};
+	}
+
+	/** n8n registers an activated workflow's webhooks a moment after the API answers: until then, 404. */
+	async function deliver(body: object, copies = 1): Promise<void> {
+		const deadline = Date.now() + 60_000;
+		for (;;) {
+			const { statuses } = await control.deliverEvent(body, copies);
+			if (statuses.every((status) => status === 404) && Date.now() < deadline) {
+				await sleep(500);
+				continue;
+			}
+			assert.ok(statuses.every((status) => status === 200), `deliveries answered ${JSON.stringify(statuses)}`);
+			return;
+		}
+	}
+
+	async function executions() {
+		return await ctx.api.listExecutions({ workflowId: id, includeData: true, limit: 1000 });
+	}
+
+	/** Waits for `expected` executions, then a while longer so that a late extra one is seen too. */
+	async function settle(expected: number, quietMs = 2500) {
+		await ctx.api.waitForExecutions(id, (list) => list.length >= expected, { timeoutMs: 60_000 });
+		await sleep(quietMs);
+		return await executions();
+	}
+
+	const received = (list: Execution[]) => list.map((execution) => (ctx.output(execution, 'Received') || [])[0]).filter(Boolean);
+	const first = event(`CH-${run}-1`, 'COMPLETED');
+	let count = 0;
+
+	const checks: Check[] = [
+		{
+			name: 'Money Trigger: a redelivered event starts no second execution, seconds later or after other events',
+			async fn() {
+				await ctx.api.activateWorkflow(id);
+				await control.setWebhook(url());
+				await deliver(first);
+				count = (await settle(1, 0)).length;
+				assert.equal(count, 1);
+				await sleep(2000);
+				await deliver(first);
+				await deliver(event(`CH-${run}-2`, 'COMPLETED'));
+				await deliver(event(`CH-${run}-3`, 'FAILED'));
+				await deliver(first);
+				const list = await settle(3);
+				assert.equal(list.length, 3, `executions: ${received(list).map((item) => item.reference).join(', ')}`);
+				count = list.length;
+				const stored = await ctx.api.getWorkflow(id);
+				const memory = stored.staticData && stored.staticData['node:Money Trigger'];
+				assert.ok(memory && memory.seenEvents && memory.seenEvents[`e:${first.id}`], `static data not saved: ${JSON.stringify(stored.staticData).slice(0, 300)}`);
+			},
+		},
+		{
+			name: 'Money Trigger: a PENDING after COMPLETED for the same reference is dropped',
+			async fn() {
+				await deliver(event(first.data.reference, 'PENDING'));
+				assert.equal((await settle(count)).length, count);
+			},
+		},
+		{
+			name: 'Money Trigger: the memory survives an n8n restart',
+			async fn() {
+				await ctx.restartN8n();
+				await control.setWebhook(url());
+				await deliver(first);
+				await deliver(event(first.data.reference, 'PENDING'));
+				await deliver(event(`CH-${run}-4`, 'COMPLETED'));
+				const list = await settle(count + 1);
+				assert.equal(list.length, count + 1, `after restart: ${received(list).map((item) => item.reference).join(', ')}`);
+				count = list.length;
+			},
+		},
+		{
+			name: `Money Trigger: ${BURST_EVENTS} events each delivered twice at the same moment (duplicates reported, goal 0)`,
+			async fn() {
+				const burst = Array.from({ length: BURST_EVENTS }, (_, index) => event(`CH-${run}-burst-${index}`, 'COMPLETED'));
+				// Pairs go out a few at a time: the figure is about two copies at one moment, not about
+				// how many requests n8n's SQLite can take at once on a loaded test machine.
+				for (let next = 0; next < burst.length; next += BURST_PARALLEL_PAIRS) {
+					await Promise.all(burst.slice(next, next + BURST_PARALLEL_PAIRS).map((body) => deliver(body, 2)));
+				}
+				const list = await settle(count + BURST_EVENTS, 4000);
+				const references = received(list).map((item) => item.reference).filter((reference) => reference.includes('-burst-'));
+				const duplicates = references.length - new Set(references).size;
+				ctx.note(`Money Trigger burst: ${BURST_EVENTS} events x 2 concurrent deliveries -> ${references.length} executions, ${duplicates} duplicates`);
+				assert.equal(new Set(references).size, BURST_EVENTS, 'an event was lost');
+				assert.equal(duplicates, 0);
+			},
+		},
+	];
+	return { workflows, checks };
+}

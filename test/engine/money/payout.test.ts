@@ -1,0 +1,181 @@
+import { generateKeyPairSync } from 'node:crypto';
+
+import type { INodeExecutionData } from 'n8n-workflow';
+
+import { CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
+import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
+
+/*
+ * The Money node's Payout operations against the sandbox: create, get, get many, exactly-once creates and large runs.
+ */
+const env = useMoneyNode();
+const { run, json, payout, expectFailure } = env;
+
+describe('Money node against the sandbox', () => {
+	describe('payout', () => {
+		it('creates, gets and lists payouts, REVERSED included', async () => {
+			const created = json(await run(payout({ amount: 2500 })));
+			expect(created).toMatchObject({ success: true, reference: expect.any(String), resource: 'payout' });
+			expect(created.idempotency_key).toMatch(UUID);
+
+			const fetched = json(await run({ resource: 'payout', operation: 'get', reference: created.reference, options: FAST }));
+			expect(fetched).toMatchObject({ reference: created.reference, amount: { value: -2500 } });
+
+			await env.sb.control.setStatus(String(created.reference), 'COMPLETED');
+			await env.sb.control.setStatus(String(created.reference), 'REVERSED');
+			const listed = await run({
+				resource: 'payout',
+				operation: 'getAll',
+				returnAll: true,
+				filters: { status: 'REVERSED' },
+				options: FAST,
+			});
+			expect(listed.output('Money').map((item) => item.json.reference)).toContain(created.reference);
+		});
+
+		it('waits for the final status when asked', async () => {
+			await env.sb.control.setFinalizeAfter(150);
+			const done = json(
+				await run(payout({ options: { ...FAST, waitForFinalStatus: true, pollIntervalMs: 50, waitTimeoutSeconds: 10 } })),
+			);
+			expect(done).toMatchObject({ final_status_reached: true, status: expect.stringMatching(/COMPLETED|FAILED|CANCELLED/) });
+			await env.sb.control.setFinalizeAfter(null);
+
+			const pending = json(
+				await run(payout({ options: { ...FAST, waitForFinalStatus: true, pollIntervalMs: 100, waitTimeoutSeconds: 1 } })),
+			);
+			expect(pending).toMatchObject({ final_status_reached: false, status: 'PENDING' });
+		});
+
+		it.each([
+			['VALIDATION_ERROR', 400, { additionalFields: { paymentReferenceNumber: 'R'.repeat(150) } }, {}],
+			['BENEFICIARY_NOT_FOUND', 404, { identifier: 'GM-0000' }, {}],
+			['BENEFICIARY_NOT_ELIGIBLE', 400, { identifier: 'GM-1099' }, {}],
+			['INSUFFICIENT_FUNDS', 402, { amount: 6000 }, { balance: 5000 }],
+			['LIMIT_EXCEEDED', 403, { amount: 4000 }, { limits: { maxAmount: 3000 } }],
+		])('maps %s from create payout', async (code, status, overrides, patch) => {
+			await env.sb.control.updateClient(env.sb.info.clientId, patch);
+			const item = await expectFailure(payout(overrides), code, status);
+			if (code === 'INSUFFICIENT_FUNDS') {
+				expect(item.details).toMatchObject({ available_balance: 5000 });
+				expect(String(item.description)).toContain('available_balance: 5000');
+			}
+			if (code === 'LIMIT_EXCEEDED') expect(String(item.description)).toContain('max_amount: 3000');
+		});
+
+		it('maps the velocity limit as LIMIT_EXCEEDED with On Velocity Limit = Fail the Item', async () => {
+			const alreadyInWindow = (await env.sb.control.ledger()).payouts.length;
+			await env.sb.control.updateClient(env.sb.info.clientId, { limits: { velocityLimit: alreadyInWindow + 2 } });
+			const parameters = payout({
+				businessReference: '={{ "velocity-" + $itemIndex + "-" + $execution.id }}',
+				options: { ...FAST, onVelocityLimit: 'fail' },
+			});
+			const result = await run(parameters, {
+				items: [{ json: {} }, { json: {} }, { json: {} }],
+				settings: CONTINUE,
+			});
+			expect(result.output('Money').map((item) => item.json.error_code ?? 'ok')).toEqual(['ok', 'ok', 'LIMIT_EXCEEDED']);
+		});
+
+		it('maps PAYOUT_NOT_FOUND, 429, 503 and 502 UPSTREAM_ERROR', async () => {
+			await expectFailure({ resource: 'payout', operation: 'get', reference: 'nope-456', options: FAST }, 'PAYOUT_NOT_FOUND', 404);
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '429', retryAfterSeconds: 0 });
+			await expectFailure(payout({ options: { maxRetries: 1, retryBaseDelayMs: 1 } }), 'rate_limit_exceeded', 429);
+			await env.sb.control.clearFaults();
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '503' });
+			await expectFailure(payout(), 'PROVIDER_UNAVAILABLE', 503);
+			await env.sb.control.clearFaults();
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '502' });
+			await expectFailure(payout(), 'UPSTREAM_ERROR', 502);
+		});
+
+		it('maps 401, IDEMPOTENCY_CONFLICT and an unretried 500 INTERNAL_ERROR on create payout', async () => {
+			env.engine.credentials.set('bad-hmac', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { hmacSecret: 'not-the-right-secret' }));
+			const unauthorized = json(await run(payout(), { settings: CONTINUE, credentialId: 'bad-hmac' }));
+			expect(unauthorized).toMatchObject({ httpCode: 401, error_code: 'unauthorized' });
+
+			expect(json(await run(payout({ amount: 2222, businessReference: 'payout-conflict-1' }))).reference).toBeDefined();
+			await expectFailure(payout({ amount: 2223, businessReference: 'payout-conflict-1' }), 'IDEMPOTENCY_CONFLICT', 409);
+
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '500' });
+			const before = (await env.sb.control.counters()).requests.post_money_v1_payout ?? 0;
+			await expectFailure(payout(), 'INTERNAL_ERROR', 500);
+			expect((await env.sb.control.counters()).requests.post_money_v1_payout - before).toBe(1);
+		});
+
+		it('retries a connection dropped before the commit on a read', async () => {
+			await env.sb.control.addFault({ route: 'get_money_v1_account', kind: 'drop', count: 2 });
+			expect(json(await run({ resource: 'account', operation: 'get', options: FAST })).id).toBeDefined();
+		});
+
+		it('creates exactly one payout when the connection drops after the commit and the node retries', async () => {
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+			const item = json(await run(payout({ amount: 3333 })));
+			expect(item.reference).toBeDefined();
+			const counters = await env.sb.control.counters();
+			expect(counters.createsByIdempotencyKey[String(item.idempotency_key)]).toBe(1);
+			const ledger = await env.sb.control.ledger();
+			expect(ledger.payouts.filter((entry) => entry.idempotency_key === item.idempotency_key)).toHaveLength(1);
+		});
+
+		it('creates exactly one payout with n8n Retry On Fail after a dropped connection', async () => {
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+			const result = await run(payout({ amount: 3434, options: { maxRetries: 0 } }), {
+				settings: { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 },
+			});
+			expect(result.error()).toBeUndefined();
+			const item = json(result);
+			const ledger = await env.sb.control.ledger();
+			expect(ledger.payouts.filter((entry) => entry.idempotency_key === item.idempotency_key)).toHaveLength(1);
+			expect(ledger.payouts.filter((entry) => entry.amount.value === -3434)).toHaveLength(1);
+		});
+
+		it('keeps one payout per business reference across whole-workflow re-runs', async () => {
+			const parameters = payout({ amount: 3535, businessReference: 'order-rerun-1' });
+			const first = json(await run(parameters));
+			const second = json(await run(parameters));
+			expect(second.reference).toBe(first.reference);
+			const ledger = await env.sb.control.ledger();
+			expect(ledger.payouts.filter((entry) => entry.amount.value === -3535)).toHaveLength(1);
+		});
+
+		it('runs 150 items with Continue On Fail: failures become error items, the rest go on', async () => {
+			const items: INodeExecutionData[] = Array.from({ length: 150 }, (_, index) => ({
+				json: {
+					identifier: index % 10 === 3 ? 'GM-0000' : 'GM-1002',
+					amount: index % 25 === 7 ? -1 : 1000 + index,
+				},
+			}));
+			const result = await run(
+				payout({ identifier: '={{ $json.identifier }}', amount: '={{ $json.amount }}' }),
+				{ items, settings: CONTINUE },
+			);
+			const output = result.output('Money');
+			expect(output).toHaveLength(150);
+			output.forEach((item, index) => {
+				expect(item.pairedItem).toEqual({ item: index });
+				if (index % 25 === 7) expect(item.json).toMatchObject({ field: 'amount', error_code: null });
+				else if (index % 10 === 3) expect(item.json).toMatchObject({ error_code: 'BENEFICIARY_NOT_FOUND', httpCode: 404 });
+				else expect(item.json).toMatchObject({ success: true, reference: expect.any(String) });
+			});
+			const succeeded = output.filter((item) => item.json.success === true);
+			const keys = new Set(succeeded.map((item) => item.json.idempotency_key));
+			expect(keys.size).toBe(succeeded.length);
+		});
+
+		it('encrypts the PIN with the credential public key (RSA-OAEP SHA-256)', async () => {
+			env.engine.credentials.set('rsa', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { rsaPublicKey: env.sb.info.rsaPublicKeyPem }));
+			const item = json(await run(payout({ amount: 3636 }), { credentialId: 'rsa' }));
+			expect(item.reference).toBeDefined();
+
+			const { publicKey } = generateKeyPairSync('rsa', {
+				modulusLength: 2048,
+				publicKeyEncoding: { type: 'spki', format: 'pem' },
+				privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+			});
+			env.engine.credentials.set('wrong-rsa', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { rsaPublicKey: publicKey }));
+			const refused = json(await run(payout({ amount: 3637 }), { credentialId: 'wrong-rsa', settings: CONTINUE }));
+			expect(refused).toMatchObject({ httpCode: 400 });
+		});
+	});
+});

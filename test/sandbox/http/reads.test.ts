@@ -1,0 +1,179 @@
+import { SECONDARY_CLIENT_ID, type Sandbox } from '../../../sandbox';
+import { ApiTestClient, chargeBody, payoutBody, pendingChargeEnvelope, startTestSandbox, useTestSandbox } from '../helpers';
+
+describe('lists (spec 2.5, 4 list query)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started));
+	beforeAll(async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 30, status: 'COMPLETED', channel: 'psp-a-tg', createdAtFrom: '2024-03-01T00:00:00Z', createdAtTo: '2024-03-30T00:00:00Z' });
+		await sandbox.control.seed({ resource: 'charge', count: 10, status: 'FAILED', channel: 'platform', createdAtFrom: '2024-04-01T00:00:00Z', createdAtTo: '2024-04-10T00:00:00Z' });
+		await sandbox.control.seed({ resource: 'payout', count: 5, status: 'REVERSED', channel: 'psp-b-tg', createdAtFrom: '2024-05-01T00:00:00Z', createdAtTo: '2024-05-05T00:00:00Z' });
+	});
+
+	const list = (path: string) => api.call('GET', path);
+
+	it('defaults to page 1, limit 20, newest first, with the pagination object', async () => {
+		const response = await list('/money/v1/charge');
+		expect(response.status).toBe(200);
+		expect(response.json.success).toBe(true);
+		expect(response.json.pagination).toEqual({ page: 1, limit: 20, total: 40, pages: 2 });
+		expect(response.json.data).toHaveLength(20);
+		const times = response.json.data.map((item: any) => Date.parse(item.created_at));
+		expect([...times].sort((a, b) => b - a)).toEqual(times);
+		expect(response.json.data[0].created_at).toBe('2024-04-10T00:00:00.000Z');
+	});
+
+	it('pages without gaps or overlap', async () => {
+		const seen = new Set<string>();
+		for (let page = 1; page <= 3; page++) {
+			const response = await list(`/money/v1/charge?page=${page}&limit=15`);
+			expect(response.json.pagination).toEqual({ page, limit: 15, total: 40, pages: 3 });
+			for (const item of response.json.data) seen.add(item.reference);
+		}
+		expect(seen.size).toBe(40);
+		expect((await list('/money/v1/charge?page=9&limit=15')).json.data).toEqual([]);
+	});
+
+	it('filters by status and channel with totals across filters', async () => {
+		const failed = await list('/money/v1/charge?status=FAILED&limit=100');
+		expect(failed.json.pagination.total).toBe(10);
+		expect(failed.json.data.every((item: any) => item.status.label === 'FAILED')).toBe(true);
+		const psp = await list('/money/v1/charge?channel=psp-a-tg&limit=5&page=2');
+		expect(psp.json.pagination).toEqual({ page: 2, limit: 5, total: 30, pages: 6 });
+		expect(psp.json.data.every((item: any) => item.channel === 'psp-a-tg')).toBe(true);
+		expect((await list('/money/v1/charge?status=FAILED&channel=psp-a-tg')).json.pagination.total).toBe(0);
+	});
+
+	it('filters by start_date and end_date (inclusive; a date-only end_date covers its day)', async () => {
+		const march = await list('/money/v1/charge?start_date=2024-03-01T00:00:00Z&end_date=2024-03-31&limit=100');
+		expect(march.json.pagination.total).toBe(30);
+		const april = await list('/money/v1/charge?start_date=2024-04-01&limit=100');
+		expect(april.json.pagination.total).toBe(10);
+		const single = await list(`/money/v1/charge?start_date=${encodeURIComponent('2024-04-10T00:00:00+00:00')}&end_date=2024-04-10T00:00:00.000Z`);
+		expect(single.json.pagination.total).toBe(1);
+	});
+
+	it('REVERSED is a payout status only', async () => {
+		expect((await list('/money/v1/payout?status=REVERSED')).json.pagination.total).toBe(5);
+		const charge = await list('/money/v1/charge?status=REVERSED');
+		expect(charge.status).toBe(400);
+		expect(charge.json.details).toHaveProperty('status');
+	});
+
+	it.each([
+		['limit=0', 'limit'],
+		['limit=101', 'limit'],
+		['limit=ten', 'limit'],
+		['page=0', 'page'],
+		['page=-1', 'page'],
+		['status=pending', 'status'],
+		['channel=psp-x', 'channel'],
+		['start_date=yesterday', 'start_date'],
+		['end_date=2024-13-45', 'end_date'],
+		['start_date=2024-05-01&end_date=2024-04-01', 'end_date'],
+	])('?%s answers 400 VALIDATION_ERROR naming %s', async (query, field) => {
+		const response = await list(`/money/v1/charge?${query}`);
+		expect(response.status).toBe(400);
+		expect(response.json).toMatchObject({ success: false, error_code: 'VALIDATION_ERROR' });
+		expect(response.json.details).toHaveProperty(field);
+	});
+
+	it('limit 100 and limit 1 are accepted', async () => {
+		expect((await list('/money/v1/charge?limit=100')).json.data).toHaveLength(40);
+		expect((await list('/money/v1/charge?limit=1')).json.data).toHaveLength(1);
+	});
+
+	it('is scoped to the calling client', async () => {
+		const other = new ApiTestClient(sandbox, { clientId: SECONDARY_CLIENT_ID, clientSecret: 'sandbox-only-client-secret-2', apiKey: 'sandbox-only-api-key-2', hmacSecret: 'sandbox-only-hmac-secret-2' });
+		expect((await other.call('GET', '/money/v1/charge')).json.pagination.total).toBe(0);
+	});
+
+	it('a newly created charge comes first', async () => {
+		const created = await api.call('POST', '/money/v1/charge', { body: chargeBody() });
+		expect((await list('/money/v1/charge?limit=1')).json.data[0].reference).toBe(created.json.reference);
+	});
+});
+
+describe('a large seeded ledger', () => {
+	let sandbox: Sandbox;
+	beforeAll(async () => (sandbox = await startTestSandbox()));
+	afterAll(() => sandbox.close());
+
+	it('serves 100,000 seeded charges with pagination and filters', async () => {
+		const api = new ApiTestClient(sandbox);
+		await sandbox.control.seed({ resource: 'charge', count: 100_000 });
+		const first = await api.call('GET', '/money/v1/charge?limit=100');
+		expect(first.json.pagination).toEqual({ page: 1, limit: 100, total: 100_000, pages: 1000 });
+		const last = await api.call('GET', '/money/v1/charge?limit=100&page=1000');
+		expect(last.json.data).toHaveLength(100);
+		const completed = await api.call('GET', '/money/v1/charge?status=COMPLETED&page=250&limit=100');
+		expect(completed.json.pagination.total).toBe(25_000);
+		expect(completed.json.data).toHaveLength(100);
+	});
+});
+
+describe('transaction details and account (spec 2.6, 2.7, 4 rules 4-5)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { paymentLinkBase: 'https://pay.example.test/w/' } });
+
+	it('details by reference: a flat body beside success and message', async () => {
+		const created = await api.call('POST', '/money/v1/charge', { body: chargeBody({ message: 'for order 7' }) });
+		const response = await api.call('GET', `/money/v1/transaction-details/${created.json.reference}`);
+		expect(response.status).toBe(200);
+		expect(response.json).toMatchObject({
+			success: true,
+			message: expect.any(String),
+			...pendingChargeEnvelope(sandbox, created.json.reference, 'for order 7'),
+			created_at: expect.any(String),
+		});
+		expect(response.json).not.toHaveProperty('data');
+	});
+
+	it('details by unique_id, for a payout too', async () => {
+		const created = await api.call('POST', '/money/v1/payout', { body: payoutBody() });
+		const read = await api.call('GET', `/money/v1/payout/${created.json.reference}`);
+		const response = await api.call('GET', `/money/v1/transaction-details/${read.json.data.unique_id}`);
+		expect(response.json).toMatchObject({ success: true, reference: created.json.reference, type: 'payout', amount: { value: -2500 } });
+	});
+
+	it('404 transaction_not_found when unknown or another client', async () => {
+		const unknown = await api.call('GET', '/money/v1/transaction-details/TXN-NOPE');
+		expect(unknown.status).toBe(404);
+		expect(unknown.json).toEqual({ success: false, message: expect.any(String), error_code: 'transaction_not_found' });
+		const other = new ApiTestClient(sandbox, { clientId: SECONDARY_CLIENT_ID, clientSecret: 'sandbox-only-client-secret-2', apiKey: 'sandbox-only-api-key-2', hmacSecret: 'sandbox-only-hmac-secret-2' });
+		const theirs = await other.call('POST', '/money/v1/charge', { body: chargeBody({ pin: '5678' }) });
+		expect((await api.call('GET', `/money/v1/transaction-details/${theirs.json.reference}`)).json.error_code).toBe('transaction_not_found');
+	});
+
+	it('400 validation_failed for a malformed transaction id', async () => {
+		const response = await api.call('GET', `/money/v1/transaction-details/${'x'.repeat(129)}`);
+		expect(response.status).toBe(400);
+		expect(response.json).toEqual({ success: false, message: expect.any(String), error_code: 'validation_failed' });
+	});
+
+	it('account: the flat merchant profile with its primary wallet', async () => {
+		const response = await api.call('GET', '/money/v1/account');
+		expect(response.status).toBe(200);
+		expect(response.json).toEqual({
+			success: true,
+			message: expect.any(String),
+			id: 'MRC-10001',
+			name: 'Sandbox Merchant 1',
+			type: 'business',
+			status: 'active',
+			country_code: 'TG',
+			phone_number: expect.any(String),
+			account: {
+				number: sandbox.info.merchantAccountNumber,
+				balance: { value: expect.any(Number), currency: 'XOF' },
+				primary: true,
+				payment_link: `https://pay.example.test/w/${sandbox.info.merchantAccountNumber}`,
+			},
+			created_at: expect.any(String),
+			updated_at: expect.any(String),
+		});
+	});
+});

@@ -1,0 +1,128 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { explainFailure, moneyApiError, redactFailure } from '../../../nodes/transport/errors';
+import { failureFromResponse, failureFromThrown } from '../../../nodes/transport/failures';
+
+const node: INode = {
+	id: 'n1',
+	name: 'Money',
+	type: 'n8n-nodes-money.money',
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: {},
+};
+
+describe('error mapping (spec 7)', () => {
+	it.each([
+		['VALIDATION_ERROR', 400, { amount: 'must be an integer' }, 'amount: must be an integer'],
+		['CHANNEL_NOT_SUPPORTED', 400, undefined, 'channel'],
+		['PAYER_NOT_ELIGIBLE', 400, undefined, 'cannot be charged'],
+		['BENEFICIARY_NOT_ELIGIBLE', 400, undefined, 'cannot receive funds'],
+		['MERCHANT_ACCOUNT_NOT_CONFIGURED', 400, undefined, 'primary wallet'],
+		['MERCHANT_PROFILE_INCOMPLETE', 400, undefined, 'complete the merchant profile'],
+		['INSUFFICIENT_FUNDS', 402, { available_balance: 1200, currency: 'XOF' }, 'available_balance: 1200'],
+		['SEC_ENDPOINT_NOT_AUTHORIZED', 403, undefined, 'entitlement'],
+		['LIMIT_EXCEEDED', 403, { limit: 'daily_cap', daily_cap: 100000, max_amount: 5000 }, 'daily_cap: 100000'],
+		['MERCHANT_NOT_RESOLVED', 403, undefined, 'merchant profile could not be loaded'],
+		['PAYER_NOT_FOUND', 404, undefined, 'No payer'],
+		['BENEFICIARY_NOT_FOUND', 404, undefined, 'No beneficiary'],
+		['CHARGE_NOT_FOUND', 404, undefined, 'Create Charge'],
+		['PAYOUT_NOT_FOUND', 404, undefined, 'Create Payout'],
+		['ACCOUNT_NOT_FOUND', 404, undefined, 'not visible'],
+		['IDEMPOTENCY_CONFLICT', 409, undefined, 'different payload'],
+		['UPSTREAM_ERROR', 502, undefined, 'retried'],
+		['PROVIDER_UNAVAILABLE', 503, undefined, 'retried'],
+		['INTERNAL_ERROR', 500, undefined, 'went through'],
+		['merchant_account_not_configured', 400, undefined, 'primary wallet'],
+		['merchant_profile_incomplete', 400, undefined, 'merchant profile'],
+		['merchant_not_linked', 403, undefined, 'link the client'],
+		['merchant_not_resolved', 403, undefined, 'merchant profile could not be loaded'],
+		['transaction_not_found', 404, undefined, 'neither its payer nor its payee'],
+		['account_not_found', 404, undefined, 'wallet details'],
+		['service_unavailable', 502, undefined, 'retried'],
+		['unauthenticated', 401, undefined, 'HMAC Secret'],
+		['forbidden', 403, undefined, 'entitlement'],
+		['not_found', 404, undefined, 'Base URL'],
+		['rate_limit_exceeded', 429, undefined, 'retried'],
+	])('%s (HTTP %s) names the code and says what to do', (code, status, details, advice) => {
+		const { message, description } = explainFailure({ httpCode: status, errorCode: code, apiMessage: 'api says no', details });
+		expect(message).toBe(`Money API error ${code} (HTTP ${status}): api says no`);
+		expect(description).toContain(advice);
+	});
+
+	it('handles unknown codes and bare statuses gracefully', () => {
+		expect(explainFailure({ httpCode: 418, errorCode: 'TEAPOT' })).toEqual({
+			message: 'Money API error TEAPOT (HTTP 418)',
+			description: expect.stringContaining('Unrecognised error code TEAPOT'),
+		});
+		expect(explainFailure({ httpCode: 401 }).description).toContain('Client Secret');
+		expect(explainFailure({ httpCode: 599 }).description).toContain('try again later');
+		expect(explainFailure({ transportMessage: 'socket hang up', attempts: 4 }).message).toBe(
+			'Money API request failed after 4 attempts: socket hang up',
+		);
+	});
+
+	it('explains a refused token request as a credential problem', () => {
+		const explained = explainFailure({ transportMessage: 'Money API token request failed (HTTP 401, invalid_client): check the Client ID' });
+		expect(explained.message).toContain('invalid_client');
+		expect(explained.description).toContain('Client Secret');
+	});
+
+	it('says the clock is off on a 401 whose Date is more than 300 s away (D5)', () => {
+		const now = Date.parse('2024-05-01T12:00:00Z');
+		const ahead = explainFailure({ httpCode: 401, serverDate: 'Wed, 01 May 2024 11:50:00 GMT' }, now);
+		expect(ahead.message).toContain('600 s ahead of');
+		const behind = explainFailure({ httpCode: 401, serverDate: 'Wed, 01 May 2024 12:06:00 GMT' }, now);
+		expect(behind.message).toContain('360 s behind');
+		const fine = explainFailure({ httpCode: 401, errorCode: 'unauthorized', serverDate: 'Wed, 01 May 2024 12:04:00 GMT' }, now);
+		expect(fine.message).not.toContain('clock');
+	});
+
+	it('reads both envelopes and the token error shape', () => {
+		expect(
+			failureFromResponse(402, { success: false, error_code: 'INSUFFICIENT_FUNDS', message: 'no', details: { available_balance: 5 } }, { date: 'x' }),
+		).toEqual({ httpCode: 402, errorCode: 'INSUFFICIENT_FUNDS', apiMessage: 'no', details: { available_balance: 5 }, serverDate: 'x' });
+		expect(failureFromResponse(404, { success: false, message: 'gone', error_code: 'transaction_not_found' })).toEqual({
+			httpCode: 404,
+			errorCode: 'transaction_not_found',
+			apiMessage: 'gone',
+		});
+		expect(failureFromResponse(401, { error: 'invalid_client', error_description: 'bad' })).toMatchObject({
+			errorCode: 'invalid_client',
+			apiMessage: 'bad',
+		});
+		expect(failureFromResponse(429, '', { 'retry-after': '3' })).toMatchObject({ retryAfterSeconds: 3 });
+	});
+
+	it('builds a fresh NodeApiError from a thrown client error without its request', () => {
+		const pin = '48151623';
+		const axiosLike = Object.assign(new Error('Request failed with status code 401'), {
+			config: { headers: { authorization: 'Bearer tok-secret-123', 'x-hmac-signature': 'f'.repeat(64) }, data: `{"pin":"${pin}"}` },
+			response: { status: 401, data: { success: false, error_code: 'unauthorized', message: 'bad signature' }, headers: { date: new Date().toUTCString() } },
+		});
+		const wrapped = new NodeApiError(node, axiosLike as unknown as JsonObject);
+		const { failure, retryable } = failureFromThrown(wrapped);
+		expect(retryable).toBe(false);
+		const error = moneyApiError(node, redactFailure(failure, [pin]), 3);
+		expect(error).not.toBe(wrapped);
+		expect(error.httpCode).toBe('401');
+		expect(error.context).toMatchObject({ error_code: 'unauthorized', httpCode: 401, itemIndex: 3 });
+		const everything = JSON.stringify({ ...error, message: error.message, description: error.description, cause: error.cause });
+		expect(everything).not.toContain('tok-secret-123');
+		expect(everything).not.toContain(pin);
+		expect(everything).not.toContain('f'.repeat(64));
+	});
+
+	it('redacts the PIN if the API ever echoes it', () => {
+		const failure = redactFailure({ httpCode: 400, apiMessage: 'pin 48151623 is wrong', details: { pin: '48151623' } }, ['48151623', undefined]);
+		expect(JSON.stringify(failure)).not.toContain('48151623');
+		expect(failure.apiMessage).toBe('pin [redacted] is wrong');
+	});
+
+	it('classifies lost connections as retryable', () => {
+		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+		expect(failureFromThrown(new NodeApiError(node, reset as unknown as JsonObject))).toMatchObject({ retryable: true, failure: { transportMessage: 'socket hang up (ECONNRESET)' } });
+		expect(failureFromThrown(new Error('Money API token request failed (HTTP 401, invalid_client): check'))).toMatchObject({ retryable: false });
+	});
+});

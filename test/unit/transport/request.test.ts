@@ -1,0 +1,93 @@
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
+
+import { moneyApiListAll, moneyApiRequest } from '../../../nodes/transport/request';
+
+const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
+
+type Reply = { statusCode: number; body?: unknown; headers?: Record<string, string> } | Error;
+
+function fakeContext(replies: Reply[]) {
+	const calls: IHttpRequestOptions[] = [];
+	const context = {
+		getNode: () => node,
+		getExecutionCancelSignal: () => undefined,
+		logger: { debug: () => {}, warn: () => {} },
+		helpers: {
+			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
+				calls.push(JSON.parse(JSON.stringify(options)));
+				const reply = replies.shift();
+				if (!reply) throw new Error('no more replies');
+				if (reply instanceof Error) throw reply;
+				return { headers: {}, body: {}, ...reply };
+			},
+		},
+	};
+	return { context: context as unknown as IExecuteFunctions, calls };
+}
+
+const fast = { maxRetries: 3, baseDelayMs: 1 };
+
+describe('moneyApiRequest', () => {
+	it('resends the same idempotency key and body after a 503 and a lost connection', async () => {
+		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+		const { context, calls } = fakeContext([
+			{ statusCode: 503, body: { success: false, error_code: 'PROVIDER_UNAVAILABLE', message: 'later' } },
+			reset,
+			{ statusCode: 201, body: { success: true, reference: 'po_1' } },
+		]);
+		const body = { amount: 5, pin: '1234' };
+		const result = await moneyApiRequest.call(context, 'POST', '/money/v1/payout', {
+			body,
+			headers: { 'idempotency-key': 'k-1' },
+			retry: fast,
+		});
+		expect(result).toEqual({ success: true, reference: 'po_1' });
+		expect(calls).toHaveLength(3);
+		for (const call of calls) {
+			expect(call.headers).toEqual({ 'idempotency-key': 'k-1' });
+			expect(call.body).toEqual(body);
+			expect(call.url).toBe('/money/v1/payout');
+			expect(call.ignoreHttpStatusErrors).toEqual({ ignore: true, except: [401] });
+			expect(call.returnFullResponse).toBe(true);
+		}
+	});
+
+	it('never retries a 4xx', async () => {
+		const { context, calls } = fakeContext([{ statusCode: 409, body: { success: false, error_code: 'IDEMPOTENCY_CONFLICT', message: 'x' } }]);
+		await expect(moneyApiRequest.call(context, 'POST', '/money/v1/charge', { retry: fast })).rejects.toMatchObject({
+			message: 'Money API error IDEMPOTENCY_CONFLICT (HTTP 409): x',
+			httpCode: '409',
+		});
+		expect(calls).toHaveLength(1);
+	});
+
+	it('stops after maxRetries and says how many attempts were made', async () => {
+		const busy = { statusCode: 429, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': '0' } };
+		const { context, calls } = fakeContext([busy, busy, busy]);
+		await expect(moneyApiRequest.call(context, 'GET', '/money/v1/account', { retry: { maxRetries: 2, baseDelayMs: 1 } })).rejects.toMatchObject({
+			description: expect.stringContaining('3 attempts'),
+		});
+		expect(calls).toHaveLength(3);
+	});
+
+	it('does not wait for a Retry-After beyond the cap', async () => {
+		const { context, calls } = fakeContext([{ statusCode: 429, body: {}, headers: { 'retry-after': '3600' } }]);
+		await expect(moneyApiRequest.call(context, 'GET', '/money/v1/account', { retry: fast })).rejects.toMatchObject({ httpCode: '429' });
+		expect(calls).toHaveLength(1);
+	});
+
+	it('pages through a list until pagination.pages', async () => {
+		const page = (n: number, pages: number): Reply => ({
+			statusCode: 200,
+			body: { success: true, data: [{ reference: `r${n}a` }, { reference: `r${n}b` }], pagination: { page: n, limit: 2, total: pages * 2, pages } },
+		});
+		const { context, calls } = fakeContext([page(1, 3), page(2, 3), page(3, 3)]);
+		const all = await moneyApiListAll.call(context, '/money/v1/charge', { status: 'PENDING' }, { retry: fast });
+		expect(all.map((entry: IDataObject) => entry.reference)).toEqual(['r1a', 'r1b', 'r2a', 'r2b', 'r3a', 'r3b']);
+		expect(calls.map((call) => call.qs)).toEqual([
+			{ status: 'PENDING', page: 1, limit: 100 },
+			{ status: 'PENDING', page: 2, limit: 100 },
+			{ status: 'PENDING', page: 3, limit: 100 },
+		]);
+	});
+});
