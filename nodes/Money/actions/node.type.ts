@@ -18,7 +18,6 @@ type MoneyMap = {
 };
 
 export type MoneyType = AllEntities<MoneyMap>;
-export type MoneyNodeResource = MoneyType['resource'];
 
 export interface CallSettings {
 	retry: RetryPolicy;

@@ -59,7 +59,7 @@ export function observe(
 }
 
 /** Created at or before the newest transaction of the first poll: it existed before the trigger. */
-export function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject): boolean {
+function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject): boolean {
 	const floor = state.floors[resource];
 	const created = createdAtMs(envelope);
 	return typeof floor === 'number' && created !== null && created <= floor;

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
@@ -18,7 +18,7 @@ import {
 } from '../../descriptions/createFields';
 import { businessReferenceOf, guardToolMode, walletPinOf } from '../../helpers/create/guards';
 import { readCreateBody } from '../../helpers/create/input';
-import { sendCreate, withFinalStatus } from '../../helpers/create/send';
+import { type CreateRequest, sendCreate, withFinalStatus } from '../../helpers/create/send';
 import type { OperationContext } from '../node.type';
 
 const PAYER: Party = { label: 'Payer', verb: 'charged' };
@@ -40,10 +40,12 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 
 /** Validates, checks the guards, derives the idempotency key, sends once (paced), optionally waits for the final status. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body = await readCreateBody.call(this, 'charge', itemIndex);
 	if (context.isToolMode) guardToolMode.call(this, 'charge', body.amount as number, itemIndex);
-	const pin = await walletPinOf.call(this, itemIndex, context);
-	const businessReference = businessReferenceOf.call(this, 'charge', itemIndex);
-	const created = await sendCreate.call(this, { resource: 'charge', body, pin, businessReference, itemIndex }, context);
-	return [{ json: await withFinalStatus.call(this, created, itemIndex, context), pairedItem: { item: itemIndex } }];
+	const pin = await walletPinOf.call(this, options, itemIndex, context);
+	const businessReference = businessReferenceOf.call(this, 'charge', options, itemIndex);
+	const request: CreateRequest = { resource: 'charge', body, pin, businessReference, itemIndex, options, settings: context.callSettings(itemIndex) };
+	const created = await sendCreate.call(this, request, context);
+	return [{ json: await withFinalStatus.call(this, request, created), pairedItem: { item: itemIndex } }];
 }

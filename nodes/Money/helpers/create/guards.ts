@@ -39,8 +39,12 @@ export function guardToolMode(
 }
 
 /** The wallet PIN: the node's Wallet PIN option, else the credential's. Never from item data. */
-export async function walletPinOf(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<string> {
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+export async function walletPinOf(
+	this: IExecuteFunctions,
+	options: IDataObject,
+	itemIndex: number,
+	context: OperationContext,
+): Promise<string> {
 	const credentials = await context.credentials();
 	const overridePin = typeof options.walletPin === 'string' ? options.walletPin : '';
 	const pin = overridePin !== '' ? overridePin : String(credentials.walletPinSecret ?? '');
@@ -89,7 +93,12 @@ function readBusinessReference(this: IExecuteFunctions, itemIndex: number): stri
  * without one: a Retry replaying a run n8n lost in a crash (docs/idempotency.md), and the
  * "Require Business Reference in Production" option.
  */
-export function businessReferenceOf(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): string {
+export function businessReferenceOf(
+	this: IExecuteFunctions,
+	resource: TransactionResource,
+	options: IDataObject,
+	itemIndex: number,
+): string {
 	const businessReference = readBusinessReference.call(this, itemIndex);
 	// Judged on the node run's first item whatever its reference: later items find an anchor.
 	const lostEarlierRun = isRetryAfterLostRun(this, storedAnchorOf(this) !== undefined);
@@ -101,7 +110,6 @@ export function businessReferenceOf(this: IExecuteFunctions, resource: Transacti
 				'n8n was stopped in the middle of this node\'s earlier run and replays the whole execution, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution, then run the missing rows in a new execution, or map a Business Reference and retry.',
 		});
 	}
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	if (options.requireBusinessReference === true && this.getMode() !== 'manual') {
 		throw fieldError(
 			this.getNode(),

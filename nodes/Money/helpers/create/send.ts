@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { IDEMPOTENCY_HEADER, REPLAY_HEADER, ROUTES } from '../../../api/routes';
 import type { TransactionResource } from '../../../api/values';
 import { moneyApiCall } from '../../../transport/request';
-import type { OperationContext } from '../../actions/node.type';
+import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
 import { deriveIdempotencyKey, runAnchorOf } from '../idempotency';
 import { pinForRequest } from '../pin';
@@ -13,12 +13,15 @@ import { waitForFinalStatus } from '../waitForFinal';
 
 /** Sending a create once: its idempotency key, the PIN as the API wants it, the paced send, the outcome. */
 
+/** One item's create, its parameters read once: the body, the PIN, the reference, the node's Options. */
 export interface CreateRequest {
 	resource: TransactionResource;
 	body: IDataObject;
 	pin: string;
 	businessReference: string;
 	itemIndex: number;
+	options: IDataObject;
+	settings: CallSettings;
 }
 
 /**
@@ -37,7 +40,7 @@ export async function sendCreate(
 	request: CreateRequest,
 	context: OperationContext,
 ): Promise<IDataObject> {
-	const { resource, body, pin, businessReference, itemIndex } = request;
+	const { resource, body, pin, businessReference, itemIndex, settings } = request;
 	const node = this.getNode();
 	const stampProblem = stampBusinessReference(body, businessReference);
 	if (stampProblem) throw fieldError(node, stampProblem, itemIndex);
@@ -62,7 +65,6 @@ export async function sendCreate(
 		});
 	}
 
-	const settings = context.callSettings(itemIndex);
 	const run = await context.createRun();
 	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
 	const answer = await run.send(
@@ -93,15 +95,13 @@ export async function sendCreate(
  */
 export async function withFinalStatus(
 	this: IExecuteFunctions,
+	request: CreateRequest,
 	created: IDataObject,
-	itemIndex: number,
-	context: OperationContext,
 ): Promise<IDataObject> {
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const { options, settings, itemIndex } = request;
 	if (options.waitForFinalStatus !== true || typeof created.reference !== 'string') return created;
-	const settings = context.callSettings(itemIndex);
 	try {
-		const outcome = await waitForFinalStatus.call(this, created.resource as TransactionResource, created.reference, {
+		const outcome = await waitForFinalStatus.call(this, request.resource, created.reference, {
 			timeoutMs: Number(options.waitTimeoutSeconds ?? 60) * 1000,
 			firstIntervalMs: Number(options.pollIntervalMs ?? 2000),
 			retry: settings.retry,
