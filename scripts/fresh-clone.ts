@@ -5,7 +5,11 @@
  *   1. `npm test`: installs the dependencies itself, builds, and its suites pass.
  *   2. `npm run dev` in that clone: reaches its "n8n editor" banner, the editor answers, Ctrl-C
  *      stops it.
- *   3. `npm install` (no flags) in a second clone: exit 0, package-lock.json left as committed.
+ *   3. `npm install` (no flags) in a second clone: exit 0, package-lock.json left as committed,
+ *      and node_modules holding exactly what the lock locks. That the lock stays is not luck of
+ *      the day: npm re-resolves only edges it finds invalid, and the committed lock has none
+ *      (test/unit/lock-check.test.ts, docs/decisions.md#d7), so the registry publishing newer
+ *      versions later changes nothing here.
  *
  * So as not to download everything again, npm's cache (npm_config_cache) stays the warm one of
  * the calling user (FRESH_CLONE_NPM_CACHE overrides), and Node 24 + n8n come from the real cache
@@ -24,6 +28,7 @@ import * as path from 'node:path';
 import { spawn, spawnSync } from 'node:child_process';
 
 import { canConnect, cacheRoot, freePort } from './n8n';
+import { staleReason } from './ensure-ready';
 import { createChecks, messageOf, say } from './output';
 
 const REPO = path.resolve(__dirname, '..');
@@ -138,6 +143,8 @@ async function checkNpmTest(clone: string, env: NodeJS.ProcessEnv, logFile: stri
 	const log = fs.readFileSync(logFile, 'utf8');
 	const totals = log.match(/^(\d+) passed, (\d+) failed/m);
 	lastLines(logFile, 4).forEach((line) => say(`#   ${line}`));
+	const stale = staleReason(clone);
+	check('npm ci (run by npm test) installs exactly what package-lock.json locks', stale ? [stale] : []);
 	check(`npm test on a fresh clone: green (${res.seconds.toFixed(0)} s)`, [
 		...(res.code === 0 ? [] : [`exit ${res.code}`]),
 		...(log.includes('running npm ci') ? [] : ['it did not install the dependencies itself']),
@@ -186,6 +193,8 @@ async function checkNpmInstall(clone: string, env: NodeJS.ProcessEnv, logFile: s
 	check(`npm install on a fresh clone: exit 0 (${res.seconds.toFixed(0)} s)`, res.code === 0 ? [] : [`exit ${res.code}`]);
 	const changed = git(['status', '--porcelain'], clone);
 	check('npm install leaves the committed files (package-lock.json) unchanged', changed ? [changed.replace(/\n/g, ', ')] : []);
+	const stale = staleReason(clone);
+	check('npm install leaves node_modules holding exactly what package-lock.json locks', stale ? [stale] : []);
 }
 
 async function main(): Promise<void> {

@@ -263,8 +263,9 @@ export function ensureN8n(): N8nRuntime {
 			),
 		);
 		let t = Date.now();
-		log(`  npm install n8n@${version} --ignore-scripts (log: ${logFile})...`);
-		runNpm(['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=dev', '--prefer-offline'], {
+		const { registryDate } = n8nProfile();
+		log(`  npm install n8n@${version} --ignore-scripts, as the registry stood on ${registryDate} (log: ${logFile})...`);
+		runNpm(['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=dev', '--prefer-offline', `--before=${registryDate}T23:59:59Z`], {
 			cwd: tmp,
 			logFile,
 			label: `downloading n8n ${version} and its ~2300 packages`,
@@ -292,7 +293,7 @@ export function ensureN8n(): N8nRuntime {
 		if (v.status !== 0 || !out.includes(version)) throw new Error(`n8n --version failed: ${out}`);
 		// The user folder above was only for the version check.
 		fs.rmSync(path.join(tmp, '.n8n'), { recursive: true, force: true });
-		return { version, node: NODE_VERSION };
+		return { version, node: NODE_VERSION, registryDate };
 	});
 	return { nodeBin, n8nBin: path.join(dir, 'node_modules', 'n8n', 'bin', 'n8n'), n8nDir: dir };
 }

@@ -18,20 +18,29 @@ export interface N8nProfile {
 	line: string;
 	/** npm overrides needed to install it from the registry we have. */
 	overrides: Record<string, string>;
+	/**
+	 * n8n pins its own packages but takes ranges for the rest (about 2,300 packages): they are
+	 * resolved as the registry stood on this date (npm's `--before`), so an install made later
+	 * is the one that was tested, whatever the registry publishes since (docs/decisions.md#d7).
+	 */
+	registryDate: string;
 	/** A log line to wait for besides /healthz/readiness (1.x answers the probe before its REST routes exist). */
 	readyLogLine?: string;
 	/** 'rest': the owner is created with POST /rest/owner/setup after start (1.x has no N8N_INSTANCE_OWNER_* variables); otherwise from the environment. */
 	ownerSetup?: 'rest';
 }
 
+/** The day the tested n8n installs were resolved (UTC); moving it is a new install, tested anew. */
+const REGISTRY_DATE = '2026-11-23';
+
 /**
  * The n8n versions the pack is tested against, and what each needs to install and start here.
  * A line `1.123.x` names the newest patch tested. Each version is cached in its own folder.
  */
 export const N8N_PROFILES: Record<string, N8nProfile> = {
-	'2.41.1': { line: '2.41.x', overrides: { linkedom: '0.18.14' } },
+	'2.41.1': { line: '2.41.x', overrides: { linkedom: '0.18.14' }, registryDate: REGISTRY_DATE },
 	// xlsx is a CDN tarball in n8n 1.x's dependencies; 0.18.5 is the registry's last xlsx.
-	'1.123.81': { line: '1.123.x', overrides: { xlsx: '0.18.5' }, readyLogLine: 'Editor is now accessible', ownerSetup: 'rest' },
+	'1.123.81': { line: '1.123.x', overrides: { xlsx: '0.18.5' }, registryDate: REGISTRY_DATE, readyLogLine: 'Editor is now accessible', ownerSetup: 'rest' },
 };
 const DEFAULT_N8N_VERSION = '2.41.1';
 
@@ -60,7 +69,7 @@ export function n8nVersion(): string {
 }
 
 export function n8nProfile(): N8nProfile {
-	return N8N_PROFILES[n8nVersion()] || { line: n8nVersion(), overrides: {} };
+	return N8N_PROFILES[n8nVersion()] || { line: n8nVersion(), overrides: {}, registryDate: REGISTRY_DATE };
 }
 
 export function cacheRoot(): string {
@@ -73,6 +82,7 @@ export function nodeDir(): string {
 	return path.join(cacheRoot(), `node-${NODE_VERSION}`);
 }
 
+/** One folder per n8n version and registry date: a new date never reuses an install made for another. */
 export function n8nDir(): string {
-	return path.join(cacheRoot(), `n8n-${n8nVersion()}`);
+	return path.join(cacheRoot(), `n8n-${n8nVersion()}-registry-${n8nProfile().registryDate}`);
 }
