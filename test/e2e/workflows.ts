@@ -95,11 +95,15 @@ export const node = {
 		webhookId,
 	}),
 
-	/** Money node: `parameters` from the `money` builders below. */
-	money: (name: string, parameters: Record<string, any>, { cred, continueOnFail = false }: { cred?: CredentialRef; continueOnFail?: boolean } = {}): WorkflowNode => ({
+	/** Money node: `parameters` from the `money` builders below; version 1 unless told (2 is what the editor adds). */
+	money: (
+		name: string,
+		parameters: Record<string, any>,
+		{ cred, continueOnFail = false, version = 1 }: { cred?: CredentialRef; continueOnFail?: boolean; version?: 1 | 2 } = {},
+	): WorkflowNode => ({
 		name,
 		type: TYPES.money,
-		typeVersion: 1,
+		typeVersion: version,
 		parameters,
 		credentials: credentialRef(cred),
 		...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
