@@ -15,10 +15,12 @@ const FAMILIES: Array<{ kind: RefusalKind; fields: string[] }> = [
 
 const NAME_FIELDS = ['limit', 'breach', 'limit_type', 'limit_name', 'reason'];
 
+/** Whole words only: "today", "Monday" or "holiday" in a refusal's reason are not a daily cap. */
 function kindFromName(name: string): RefusalKind {
-	if (/velocity/i.test(name)) return 'velocity';
-	if (/daily|day/i.test(name)) return 'daily_cap';
-	if (/monthly|month/i.test(name)) return 'monthly_cap';
+	const words = new Set(name.toLowerCase().split(/[^a-z]+/));
+	if (words.has('velocity')) return 'velocity';
+	if (words.has('daily') || words.has('day')) return 'daily_cap';
+	if (words.has('monthly') || words.has('month')) return 'monthly_cap';
 	return 'other';
 }
 
