@@ -157,6 +157,8 @@ export interface CreateFields {
 	channel?: string;
 	accountType?: string;
 	businessReference?: string;
+	/** Version 2 only (on by default there). */
+	requireBusinessReference?: boolean;
 	additionalFields?: Record<string, unknown>;
 	options?: Record<string, unknown>;
 }
@@ -173,6 +175,7 @@ export const money = {
 		channel: c.channel || 'psp-a-tg',
 		...(c.accountType !== undefined ? { accountType: c.accountType } : {}),
 		...(c.businessReference ? { businessReference: c.businessReference } : {}),
+		...(c.requireBusinessReference !== undefined ? { requireBusinessReference: c.requireBusinessReference } : {}),
 		additionalFields: c.additionalFields || {},
 		options: c.options || {},
 	}),
