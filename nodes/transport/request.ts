@@ -58,7 +58,8 @@ export interface MoneyApiAnswer {
 	headers: Record<string, unknown>;
 	/**
 	 * Earlier attempts of this call that got no answer or a 5xx: the API may have carried one of
-	 * them out (a create's replayed answer can then be that attempt's own commit).
+	 * them out (a create's replayed answer can then be that attempt's own commit). A failed call's
+	 * error carries the same count, its last attempt included, in `context.unansweredAttempts`.
 	 */
 	unansweredAttempts: number;
 }
@@ -106,11 +107,14 @@ export async function moneyApiCall(
 		}
 
 		failure.attempts = attempt + 1;
+		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
 		const waitMs = retryable && !signal?.aborted ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
-			throw moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
+			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
+			// A create whose call failed after an unanswered attempt may have been carried out all the same.
+			error.context.unansweredAttempts = unansweredAttempts;
+			throw error;
 		}
-		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
 		this.logger.debug('Money API call will be retried', {
 			route,
 			method,

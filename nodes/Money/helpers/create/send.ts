@@ -126,7 +126,9 @@ export async function sendCreate(
 	} catch (error) {
 		// CreateRun.send throws the node's own errors only (asNodeError).
 		const nodeError = asNodeError(node, error, itemIndex);
-		sentCreates.refused(idempotencyKey, nodeError.context.httpCode, earlierEntry);
+		const { httpCode, unansweredAttempts } = nodeError.context;
+		const unansweredNow = httpCode === undefined || httpCode === null || Number(httpCode) >= 500 || Number(unansweredAttempts) > 0;
+		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unanswered > 0 || unansweredNow, earlierEntry);
 		if (node.typeVersion >= 2) nodeError.context.sent = described;
 		throw nodeError;
 	}

@@ -22,6 +22,8 @@ interface SentCreate {
 	body: IDataObject;
 	/** The API answered 2xx: the key is committed there and this body is what it holds. */
 	accepted?: true;
+	/** A send under the key got no answer or a 5xx: the API may hold it although nothing said so. */
+	uncertain?: true;
 }
 
 function digest(text: string): string {
@@ -99,8 +101,8 @@ export class SentCreates {
 	remember(key: string, body: IDataObject): void {
 		const earlier = this.entry(key);
 		const stored = storedForm(body);
-		const accepted = earlier?.accepted === true && JSON.stringify(earlier.body) === JSON.stringify(stored);
-		this.byKey[key] = accepted ? earlier : { body: stored };
+		const same = earlier !== undefined && JSON.stringify(earlier.body) === JSON.stringify(stored);
+		this.byKey[key] = same ? earlier : { body: stored };
 	}
 
 	accepted(key: string): void {
@@ -109,16 +111,22 @@ export class SentCreates {
 	}
 
 	/**
-	 * After a refusal that records nothing (a 4xx other than IDEMPOTENCY_CONFLICT): the next send
-	 * under the key is a new request and may carry corrected values. After a conflict the key's
-	 * earlier entry, if any, is put back.
+	 * After a failed send. A send that went unanswered (no answer, a 5xx) leaves the body kept for
+	 * good: the API may hold it. A 4xx refusal (other than IDEMPOTENCY_CONFLICT) of a body that was
+	 * never accepted nor left unanswered forgets it: the API recorded nothing, and the next send
+	 * under the key may carry corrected values. After a conflict the key's earlier entry, if any,
+	 * is put back.
 	 */
-	refused(key: string, httpCode: unknown, earlierEntry: IDataObject | undefined): void {
+	failed(key: string, httpCode: unknown, unanswered: boolean, earlierEntry: IDataObject | undefined): void {
 		if (httpCode === 409) {
 			if (earlierEntry) this.byKey[key] = earlierEntry;
 			return;
 		}
-		if (typeof httpCode === 'number' && httpCode >= 400 && httpCode < 500) delete this.byKey[key];
+		const entry = this.entry(key);
+		if (!entry) return;
+		if (unanswered) entry.uncertain = true;
+		const refused = typeof httpCode === 'number' && httpCode >= 400 && httpCode < 500;
+		if (refused && !entry.accepted && !entry.uncertain) delete this.byKey[key];
 	}
 
 	/** The key's entry as it stands (to put back after a conflict). */
