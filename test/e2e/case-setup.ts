@@ -4,6 +4,8 @@
  * Money node output items.
  */
 
+import * as crypto from 'node:crypto';
+
 import type { SandboxInfo } from '../../sandbox';
 import type { CliResult, Execution, Json, N8nHandle, PublicApi, Session } from '../../scripts/n8n';
 import type { OutputSelector } from '../../scripts/n8n/api';
@@ -111,4 +113,13 @@ export async function retryExecution(ctx: E2eContext, executionId: Execution['id
 	if (!retriedId || String(retriedId) === String(executionId)) throw new Error(`retry gave no new execution id: ${res.text.slice(0, 300)}`);
 	const execution = await ctx.api.getExecution(retriedId, true);
 	return { execution, output: (name: string) => ctx.output(execution, name) || [] };
+}
+
+/**
+ * Amounts that identify one case file's rows in the shared ledger: from `base` plus a random
+ * offset (runs on one sandbox never collide), each call 3 more than the last.
+ */
+export function amountSequence(base: number): () => number {
+	let next = base + crypto.randomInt(0, 1000) * 10;
+	return () => (next += 3);
 }

@@ -13,7 +13,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 
 import type { Json } from '../../scripts/n8n';
-import { BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes } from './case-setup';
+import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes } from './case-setup';
 import { money, node, type WorkflowNode } from './workflows';
 
 const UNKNOWN_BENEFICIARY = 'GM-0404';
@@ -34,11 +34,7 @@ const TIME_MESSAGE = {
 export function build(ctx: E2eContext): CasePart {
 	const { control, info } = ctx.sandbox;
 	const { ids, wf } = keyedWorkflows('e2eRs');
-	// Amounts identify each check's rows in the shared ledger.
-	const amount = (() => {
-		let next = 83_000 + crypto.randomInt(0, 1000) * 10;
-		return () => (next += 3);
-	})();
+	const amount = amountSequence(83_000);
 	const sixRows = () => Array.from({ length: 6 }, () => amount());
 	const E = sixRows();
 	const N = sixRows();

@@ -10,7 +10,7 @@
 import { strict as assert } from 'node:assert';
 import * as crypto from 'node:crypto';
 
-import { BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes } from './case-setup';
+import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes } from './case-setup';
 import { money, node, PACK, type WorkflowNode } from './workflows';
 
 const PAY = 'Pay';
@@ -19,10 +19,7 @@ const V2 = { version: 2 as const };
 export function build(ctx: E2eContext): CasePart {
 	const { control, info } = ctx.sandbox;
 	const { ids, wf } = keyedWorkflows('e2eV2');
-	const amount = (() => {
-		let next = 87_000 + crypto.randomInt(0, 1000) * 10;
-		return () => (next += 3);
-	})();
+	const amount = amountSequence(87_000);
 	const noReference = [amount(), amount()];
 	const optedOut = [amount(), amount()];
 	const referenced = Array.from({ length: 6 }, () => amount());
