@@ -104,7 +104,7 @@ export function describeStop(stop: RunStop, amount?: number): string {
 
 export function adviceFor(stop: RunStop): string {
 	if (stop.kind === 'insufficient_funds') {
-		return 'Top up the merchant wallet (or debit another wallet with Account Number), then run the workflow again: items with a Business Reference that were paid are not paid twice.';
+		return 'Top up the merchant wallet (or debit another wallet with Account Number), then Retry this execution: the items it paid are not paid again, and Check Balance First counts only the rest. Running the workflow again is safe for items with a Business Reference.';
 	}
 	const when = stop.kind === 'daily_cap' ? 'the next UTC day' : 'the next UTC month';
 	return `Run the remaining items after ${when}, or ask the Money API provider to raise the cap: items with a Business Reference that were paid are not paid twice.`;
