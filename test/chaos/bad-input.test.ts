@@ -9,7 +9,8 @@ import { ChaosReport } from './support/report';
 /**
  * Nothing moves on bad input: every create field gets generated invalid values, literal and
  * mapped by expression; each must stop the item with an error naming the field, and the sandbox
- * must see no request at all (no token either).
+ * must see no request at all (no token either). One file over 300 lines: the generated cases and
+ * the runs share one sandbox and one secret capture, scanned by the last test.
  */
 
 const CONTINUE = { onError: 'continueRegularOutput' as const };

@@ -1,3 +1,5 @@
+// One file over 300 lines: its scenarios share one report and one secret capture, which the
+// last tests scan across every run of every scenario.
 import { randomBytes } from 'node:crypto';
 
 import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
