@@ -5,7 +5,7 @@ import { startSandbox, type SandboxOptions } from './index';
 
 const USAGE = `usage: npm run sandbox -- [--port N] [--auth-port N] [--host H] [--webhook-url URL]
   [--webhook-scheme request-style|body-hmac] [--gateway-prefix /prefix] [--config FILE] [--state FILE]
-  [--finalize-after-ms N] [--token-ttl-seconds N]`;
+  [--finalize-after-ms N] [--token-ttl-seconds N] [--idempotency-fingerprint raw|semantic]`;
 
 function parseArguments(argv: string[]): SandboxOptions {
 	const options: SandboxOptions = { port: 4010, authPort: 4011 };
@@ -54,6 +54,10 @@ function parseArguments(argv: string[]): SandboxOptions {
 				break;
 			case '--token-ttl-seconds':
 				options.tokenTtlSeconds = number(flag, value);
+				break;
+			case '--idempotency-fingerprint':
+				if (value !== 'raw' && value !== 'semantic') throw new Error('--idempotency-fingerprint is raw or semantic');
+				options.config = { ...options.config, idempotencyFingerprint: value };
 				break;
 			default:
 				throw new Error(`unknown option ${flag}\n${USAGE}`);

@@ -65,7 +65,7 @@ export function defaultSandboxConfig(): SandboxConfig {
 		clients: [sandboxClient(1), sandboxClient(2)],
 		directory: DEFAULT_DIRECTORY.map((entry) => ({ ...entry })),
 		idempotencyCapacity: 100_000,
-		idempotencyFingerprint: 'semantic',
+		idempotencyFingerprint: 'raw',
 		tokenCapacity: 10_000,
 		tokenSnapshotsEntitlements: true,
 		payoutTypeLabel: 'payout',

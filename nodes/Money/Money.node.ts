@@ -15,7 +15,9 @@ export class Money implements INodeType {
 		name: 'money',
 		icon: { light: 'file:money.svg', dark: 'file:money.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// Version 2 requires a Business Reference in production by default (docs/decisions.md#d8).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Collect charges, send payouts and read transactions and the merchant account with the Money API',
 		defaults: { name: 'Money' },

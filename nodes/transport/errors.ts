@@ -37,6 +37,10 @@ const LIMIT_FIELDS = [
 	'amount',
 ];
 
+/** After an answer that does not say whether a create was carried out (500, 502, 504). */
+const CREATE_MAY_HAVE_GONE_THROUGH =
+	'For a create, it may have gone through: send it again only with the same idempotency key (Retry of the execution, Retry On Fail, or a run with the same Business Reference), which cannot move money twice, or check with Get Many first.';
+
 const GENERIC_ADVICE_BY_STATUS: Record<number, string> = {
 	400: 'The request was refused as invalid. Fix the input; resending it unchanged fails again.',
 	401: 'Authentication failed: check the Client ID, Client Secret (or API Key) and HMAC Secret of the Money API credential, and that this machine’s clock is right.',
@@ -45,10 +49,10 @@ const GENERIC_ADVICE_BY_STATUS: Record<number, string> = {
 	404: 'Nothing was found for this request. Check the reference or identifier.',
 	409: 'The request conflicts with an earlier one.',
 	429: 'Too many requests: the node already retried with backoff. Lower the request rate (fewer items or less concurrency) or raise Max Retries.',
-	500: 'The Money API failed unexpectedly. For a create, check with Get whether it went through before retrying.',
-	502: 'The Money API could not complete the call upstream; the node already retried with backoff. Try again later.',
+	500: `The Money API failed unexpectedly. ${CREATE_MAY_HAVE_GONE_THROUGH}`,
+	502: `The Money API could not complete the call upstream; the node already retried with backoff. Try again later. ${CREATE_MAY_HAVE_GONE_THROUGH}`,
 	503: 'The Money API or the payment provider is temporarily unavailable; the node already retried with backoff. Try again later.',
-	504: 'The Money API gateway timed out; the node already retried with backoff. Try again later.',
+	504: `The Money API gateway timed out; the node already retried with backoff. Try again later. ${CREATE_MAY_HAVE_GONE_THROUGH}`,
 };
 
 function describeDetails(details: IDataObject | undefined, only?: string[]): string {
@@ -119,14 +123,12 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 		'No transaction with this ID, or this client is neither its payer nor its payee. Use a payment ID or unique ID of one of this merchant’s transactions.',
 	IDEMPOTENCY_CONFLICT: () =>
 		'The idempotency key was already used for a request with a different payload, so nothing new was created. This happens when a Business Reference is reused with other values (amount, counterpart, ...): give each distinct payment its own Business Reference, or send the original values again to get the original result.',
-	UPSTREAM_ERROR: () =>
-		'The Money API could not complete the call upstream; the node already retried with backoff. Try again later.',
+	UPSTREAM_ERROR: () => GENERIC_ADVICE_BY_STATUS[502],
 	service_unavailable: () =>
 		'The data could not be loaded upstream; the node already retried with backoff. Try again later.',
 	PROVIDER_UNAVAILABLE: () =>
 		'The payment provider is temporarily unavailable; the node already retried with backoff. Try again later.',
-	INTERNAL_ERROR: () =>
-		'The Money API failed unexpectedly. For a create, check with Get (or the output of a later run with the same idempotency key) whether it went through.',
+	INTERNAL_ERROR: () => GENERIC_ADVICE_BY_STATUS[500],
 	unauthenticated: () =>
 		'The Money API did not accept the credentials, the signature or the timestamp. Check the Money API credential (HMAC Secret included) and this machine’s clock.',
 	forbidden: () =>

@@ -56,6 +56,12 @@ export interface MoneyApiAnswer {
 	body: IDataObject;
 	/** The answer's headers, names in lower case. */
 	headers: Record<string, unknown>;
+	/**
+	 * Earlier attempts of this call that got no answer or a 5xx: the API may have carried one of
+	 * them out (a create's replayed answer can then be that attempt's own commit). A failed call's
+	 * error carries the same count, its last attempt included, in `context.unansweredAttempts`.
+	 */
+	unansweredAttempts: number;
 }
 
 /** moneyApiRequest, with the successful answer's headers (a create's replay marker is one). */
@@ -68,6 +74,7 @@ export async function moneyApiCall(
 	const policy = { ...DEFAULT_RETRY_POLICY, ...(options.retry ?? {}) };
 	const signal = cancelSignalOf(this);
 	let attempt = 0;
+	let unansweredAttempts = 0;
 	for (;;) {
 		const requestOptions: IHttpRequestOptions = {
 			method,
@@ -91,7 +98,7 @@ export async function moneyApiCall(
 			)) as FullResponse;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				const body = parseBody(response.body);
-				return { body: isObject(body) ? body : { data: body as IDataObject[] }, headers: response.headers ?? {} };
+				return { body: isObject(body) ? body : { data: body as IDataObject[] }, headers: response.headers ?? {}, unansweredAttempts };
 			}
 			failure = failureFromResponse(response.statusCode, response.body, response.headers);
 			retryable = isRetryableStatus(response.statusCode);
@@ -100,9 +107,13 @@ export async function moneyApiCall(
 		}
 
 		failure.attempts = attempt + 1;
+		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
 		const waitMs = retryable && !signal?.aborted ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
-			throw moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
+			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
+			// A create whose call failed after an unanswered attempt may have been carried out all the same.
+			error.context.unansweredAttempts = unansweredAttempts;
+			throw error;
 		}
 		this.logger.debug('Money API call will be retried', {
 			route,

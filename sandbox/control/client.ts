@@ -1,4 +1,4 @@
-import type { ClientPatch, ClientView } from '../domain/settings';
+import type { ClientPatch, ClientView, IdempotencyFingerprint } from '../domain/settings';
 import type { Counters, SeedRequest, TransactionEnvelope, WebhookScheme } from '../domain/types';
 import type { FaultSpec } from '../faults/injector';
 import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from './types';
@@ -133,6 +133,10 @@ export class SandboxControlClient implements SandboxControl {
 
 	async setFinalizeAfter(ms: number | null): Promise<void> {
 		await this.call('PUT', '/finalize', { afterMs: ms });
+	}
+
+	async setIdempotencyFingerprint(mode: IdempotencyFingerprint): Promise<void> {
+		await this.call('PUT', '/idempotency', { fingerprint: mode });
 	}
 
 	seed(request: SeedRequest): Promise<{ count: number }> {

@@ -2,7 +2,7 @@
 import { PATCHABLE_CLIENT_FIELDS, type ClientState } from '../domain/clients';
 import { seedTransactions } from '../domain/seed';
 import { TransitionError } from '../domain/service';
-import type { ClientPatch, ClientView } from '../domain/settings';
+import type { ClientPatch, ClientView, IdempotencyFingerprint } from '../domain/settings';
 import { CHANNELS, CHARGE_STATUSES, PAYOUT_STATUSES, type Counters, type SeedRequest, type TransactionEnvelope, type WebhookScheme } from '../domain/types';
 import { deliverCopies } from '../domain/webhooks';
 import { parseFault, type FaultSpec } from '../faults/injector';
@@ -162,6 +162,11 @@ export class InProcessControl implements SandboxControl {
 		this.runtime.service.finalizeAfterMs = ms;
 	}
 
+	async setIdempotencyFingerprint(mode: IdempotencyFingerprint): Promise<void> {
+		if (mode !== 'raw' && mode !== 'semantic') throw new ControlError(400, 'invalid_request', 'fingerprint must be raw or semantic');
+		this.runtime.service.idempotencyFingerprint = mode;
+	}
+
 	async seed(request: SeedRequest): Promise<{ count: number }> {
 		if (request?.resource !== 'charge' && request?.resource !== 'payout') throw new ControlError(400, 'invalid_request', 'resource must be charge or payout');
 		if (!Number.isInteger(request.count) || request.count < 0 || request.count > MAX_SEED_COUNT) {
@@ -194,6 +199,7 @@ export class InProcessControl implements SandboxControl {
 			idempotencyRecords: idempotency.size,
 			webhookBacklog: webhooks.backlog,
 			clockOffsetSeconds: clock.offsetSeconds(),
+			idempotencyFingerprint: this.runtime.service.idempotencyFingerprint,
 		};
 	}
 

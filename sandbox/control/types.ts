@@ -1,5 +1,5 @@
 import type { PublicDirectoryEntry } from '../domain/directory';
-import type { ClientPatch, ClientView, WalletView } from '../domain/settings';
+import type { ClientPatch, ClientView, IdempotencyFingerprint, WalletView } from '../domain/settings';
 import type { Counters, LedgerTransaction, Money, SeedRequest, Status, TransactionEnvelope, WebhookScheme } from '../domain/types';
 import type { FaultSpec } from '../faults/injector';
 
@@ -27,6 +27,7 @@ export interface HealthReport {
 	idempotencyRecords: number;
 	webhookBacklog: number;
 	clockOffsetSeconds: number;
+	idempotencyFingerprint: IdempotencyFingerprint;
 }
 
 /** The operations of the control API; the in-process handle and SandboxControlClient both implement it. */
@@ -49,6 +50,8 @@ export interface SandboxControl {
 	deliverEvent(event: object, copies?: number, clientId?: string): Promise<{ statuses: Array<number | null> }>;
 	setClockOffset(offsetSeconds: number): Promise<void>;
 	setFinalizeAfter(ms: number | null): Promise<void>;
+	/** How a repeated idempotency key's body is compared: `raw` bytes (the default, a strict API) or `semantic` fields. */
+	setIdempotencyFingerprint(mode: IdempotencyFingerprint): Promise<void>;
 	seed(request: SeedRequest): Promise<{ count: number }>;
 	health(): Promise<HealthReport>;
 	info(): Promise<SandboxInfo>;

@@ -8,8 +8,8 @@ import type { Counters } from './counters';
 import type { Directory } from './directory';
 import { assertPayoutWithinLimits, recordPayoutForVelocity } from './limits';
 import { randomId } from './random';
-import type { ResolvedConfig, WalletSettings } from './settings';
-import type { IdempotencyStore, TransactionStore } from './store';
+import type { IdempotencyFingerprint, ResolvedConfig, WalletSettings } from './settings';
+import type { IdempotencyRecord, IdempotencyStore, TransactionStore } from './store';
 import { CHANNELS, type Channel, type Resource, type Status, type Transaction, type TransactionEnvelope } from './types';
 import { accountTypeField, partyField, stableStringify, validateCreate, type CreateRequest } from './validation';
 
@@ -44,9 +44,11 @@ export class MoneyService {
 	private readonly finalizeTimers = new Set<NodeJS.Timeout>();
 	private readonly listeners: StatusChangeListener[] = [];
 	finalizeAfterMs: number | null = null;
+	/** How a repeated idempotency key's body is compared with the first: byte for byte (a strict API) or by its fields. */
+	idempotencyFingerprint: IdempotencyFingerprint;
 
 	constructor(
-		private readonly config: ResolvedConfig,
+		config: ResolvedConfig,
 		readonly clients: ClientRegistry,
 		readonly store: TransactionStore,
 		private readonly idempotency: IdempotencyStore,
@@ -54,7 +56,9 @@ export class MoneyService {
 		private readonly clock: SandboxClock,
 		private readonly counters: Counters,
 		readonly envelopeContext: EnvelopeContext,
-	) {}
+	) {
+		this.idempotencyFingerprint = config.idempotencyFingerprint;
+	}
 
 	onStatusChange(listener: StatusChangeListener): void {
 		this.listeners.push(listener);
@@ -64,16 +68,25 @@ export class MoneyService {
 		return toEnvelope(tx, this.clients.get(tx.clientId), this.envelopeContext);
 	}
 
-	private fingerprint(client: ClientState, rawBody: Buffer, parsed: unknown): string {
-		if (this.config.idempotencyFingerprint === 'raw' || typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-			return createHash('sha256').update(rawBody).digest('hex');
-		}
+	private rawFingerprint(rawBody: Buffer): string {
+		return createHash('sha256').update(rawBody).digest('hex');
+	}
+
+	/** The body's fields, key order ignored and an encrypted `pin` read as its plain value; undefined when it is not a JSON object. */
+	private semanticFingerprint(client: ClientState, parsed: unknown): string | undefined {
+		if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
 		const normalized: Record<string, unknown> = { ...(parsed as Record<string, unknown>) };
 		if (typeof normalized.pin === 'string' && client.settings.rsaPrivateKeyPem) {
 			const reading = readPin(normalized.pin, client.settings.rsaPrivateKeyPem);
 			if (reading.kind !== 'undecryptable') normalized.pin = reading.value;
 		}
 		return createHash('sha256').update(stableStringify(normalized)).digest('hex');
+	}
+
+	/** Whether a repeated key's body is the body first sent under it, by the comparison in force. */
+	private isSameBody(previous: IdempotencyRecord, raw: string, semantic: string | undefined): boolean {
+		if (this.idempotencyFingerprint === 'raw') return previous.rawFingerprint === raw;
+		return (previous.semanticFingerprint ?? previous.rawFingerprint) === (semantic ?? raw);
 	}
 
 	/** Synchronous from idempotency lookup to commit, so concurrent requests with one key cannot both create. */
@@ -87,14 +100,19 @@ export class MoneyService {
 		if (idempotencyKey !== undefined && (idempotencyKey.trim().length === 0 || idempotencyKey.length > 255)) {
 			throw validationError({ 'idempotency-key': 'must be a non-empty string of at most 255 characters (a UUID is recommended)' });
 		}
-		const fingerprint = this.fingerprint(client, rawBody, parsed);
+		const rawFingerprint = this.rawFingerprint(rawBody);
+		const semanticFingerprint = this.semanticFingerprint(client, parsed);
 		if (idempotencyKey !== undefined) {
 			const previous = this.idempotency.get(client.clientId, idempotencyKey);
 			if (previous) {
-				if (previous.fingerprint !== fingerprint) {
+				if (!this.isSameBody(previous, rawFingerprint, semanticFingerprint)) {
+					const sameFields = semanticFingerprint !== undefined && previous.semanticFingerprint === semanticFingerprint;
 					throw new ApiError(409, 'IDEMPOTENCY_CONFLICT', 'idempotency-key was already used with a different body', {
 						idempotency_key: idempotencyKey,
 						original_reference: previous.reference,
+						comparison: this.idempotencyFingerprint,
+						// A strict comparison's conflict may be one of encoding only (field order, the PIN encrypted again).
+						same_fields: sameFields,
 					});
 				}
 				this.counters.idempotentReplays++;
@@ -131,7 +149,7 @@ export class MoneyService {
 		if (resource === 'charge' && tx.channel === 'platform') ack.redirect_link = this.envelopeContext.redirectLink(tx.reference);
 		const body = JSON.stringify(ack);
 		if (idempotencyKey !== undefined) {
-			this.idempotency.put(client.clientId, idempotencyKey, { fingerprint, status: 201, body, reference: tx.reference });
+			this.idempotency.put(client.clientId, idempotencyKey, { rawFingerprint, semanticFingerprint, status: 201, body, reference: tx.reference });
 			this.counters.countCreate(idempotencyKey);
 		}
 		this.announce(tx);

@@ -81,11 +81,14 @@ export interface WebhookDeliverySettings {
 	concurrency: number;
 }
 
+/** `raw`: a repeated key's body must be the same bytes (a strict API); `semantic`: the same fields, in any order, the PIN compared by its plain value. */
+export type IdempotencyFingerprint = 'raw' | 'semantic';
+
 export interface SandboxConfig {
 	clients: ClientSettingsInput[];
 	directory: DirectoryEntry[];
 	idempotencyCapacity: number;
-	idempotencyFingerprint: 'semantic' | 'raw';
+	idempotencyFingerprint: IdempotencyFingerprint;
 	tokenCapacity: number;
 	tokenSnapshotsEntitlements: boolean;
 	payoutTypeLabel: 'payout' | 'transfer';

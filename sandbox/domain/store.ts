@@ -155,7 +155,10 @@ export class TransactionStore {
 }
 
 export interface IdempotencyRecord {
-	fingerprint: string;
+	/** SHA-256 of the raw body bytes. */
+	rawFingerprint: string;
+	/** SHA-256 of the body's fields (key order ignored, PIN decrypted); absent for a body that is not a JSON object. */
+	semanticFingerprint?: string;
 	status: number;
 	body: string;
 	reference: string;
@@ -193,7 +196,10 @@ export class IdempotencyStore {
 		return [...this.records];
 	}
 
-	restore(entries: Array<[string, IdempotencyRecord]>): void {
-		for (const [key, record] of entries) this.records.set(key, record);
+	/** State files written before the raw comparison kept one `fingerprint`, by fields: it stands as the semantic one. */
+	restore(entries: Array<[string, IdempotencyRecord & { fingerprint?: string }]>): void {
+		for (const [key, { fingerprint, ...record }] of entries) {
+			this.records.set(key, { ...record, rawFingerprint: record.rawFingerprint ?? '', semanticFingerprint: record.semanticFingerprint ?? fingerprint });
+		}
 	}
 }

@@ -9,7 +9,8 @@ import { ChaosReport } from './support/report';
 /**
  * Nothing moves on bad input: every create field gets generated invalid values, literal and
  * mapped by expression; each must stop the item with an error naming the field, and the sandbox
- * must see no request at all (no token either).
+ * must see no request at all (no token either). One file over 300 lines: the generated cases and
+ * the runs share one sandbox and one secret capture, scanned by the last test.
  */
 
 const CONTINUE = { onError: 'continueRegularOutput' as const };
@@ -270,6 +271,41 @@ describe('chaos: nothing moves on bad input', () => {
 		});
 		expect(problems).toEqual([]);
 		expect(Object.keys(counters.createsByIdempotencyKey)).toHaveLength(0);
+	});
+
+	it('a Business Reference that is only whitespace, or one value shared by rows with different payouts, refuses the run before anything is sent', async () => {
+		await sb.control.resetCounters();
+		const rows = (count: number, json: (index: number) => IDataObject): INodeExecutionData[] => Array.from({ length: count }, (_, index) => ({ json: json(index) }));
+		const runs: Array<{ label: string; businessReference: string; items: INodeExecutionData[]; message?: string }> = [
+			...[' ', '   ', '\t', '\n', '\u00a0', ' \t\n '].map((value) => ({ label: `literal ${JSON.stringify(value)}`, businessReference: value, items: rows(3, () => ({})) })),
+			...[' ', '\t\t', '\u2003'].map((value) => ({ label: `mapped ${JSON.stringify(value)}`, businessReference: '={{ $json.ref }}', items: rows(3, () => ({ ref: value })) })),
+			{ label: 'a constant from a missing field, amounts differ', businessReference: '=seller-share-{{ $json.missing }}', items: rows(5, (index) => ({ amount: 5000 + index })) },
+			{ label: 'a constant, beneficiaries differ', businessReference: 'payout-of-the-day', items: rows(4, (index) => ({ identifier: index % 2 ? 'GM-1003' : 'GM-1002' })) },
+			{ label: 'a constant, only the Message differs', businessReference: '=batch-{{ $json.batch }}', items: rows(3, (index) => ({ batch: 7, note: `row ${index}` })), message: '={{ $json.note }}' },
+			{ label: 'two references each shared by two different rows', businessReference: '={{ $json.ref }}', items: rows(4, (index) => ({ ref: `ord-${index % 2}`, amount: 6000 + index })) },
+		];
+		const problems: string[] = [];
+		for (const run of runs) {
+			const parameters = {
+				...baseParameters('payout'),
+				amount: '={{ $json.amount || 5000 }}',
+				identifier: "={{ $json.identifier || 'GM-1002' }}",
+				businessReference: run.businessReference,
+				additionalFields: run.message ? { message: run.message } : {},
+			} as INodeParameters;
+			const result = await runMoneyNode(engine, { parameters, items: run.items, settings: CONTINUE });
+			capture.add(result.run);
+			const outputs = result.output('Money').map((item) => item.json);
+			if (outputs.length !== run.items.length) problems.push(`${run.label}: ${outputs.length} outputs for ${run.items.length} rows`);
+			for (const output of outputs) {
+				if (output.success === true) problems.push(`${run.label}: a row was sent (${String(output.reference)})`);
+				else if (!/Business Reference/.test(String(output.error)) || !/items? \d/.test(String(output.error))) problems.push(`${run.label}: ${String(output.error)}`);
+			}
+		}
+		const counters = await sb.control.counters();
+		report.add('whitespace and shared business references', { runs: runs.length, rows: runs.reduce((total, run) => total + run.items.length, 0), problems: problems.length, apiRequests: Object.values(counters.requests).reduce((total, count) => total + count, 0) });
+		expect(problems).toEqual([]);
+		expect(counters.requests).toEqual({});
 	});
 
 	it('control: valid values, literal or mapped by expression, are accepted (the refusals above are not blanket)', async () => {

@@ -1,10 +1,15 @@
+// One file over 300 lines: its scenarios share one report and one secret capture, which the
+// last tests scan across every run of every scenario.
 import { randomBytes } from 'node:crypto';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode, INodeParameters } from 'n8n-workflow';
 
 import type { Sandbox } from '../../sandbox';
 import {
 	buildWorkflow,
+	CREDENTIAL_ID,
+	CREDENTIAL_TYPE,
+	credentialFromSandbox,
 	type Engine,
 	moneyNode,
 	type RunResult,
@@ -42,6 +47,17 @@ const CONTINUE = { onError: 'continueRegularOutput' as const };
 const SCENARIO_TIMEOUT = 15 * 60 * 1000;
 
 type Outcome = Record<Resource, { orders: Order[]; outputs: Array<IDataObject | undefined> }>;
+
+/** The create parameters with a Message and Metadata a Retry evaluates again: the execution's id, the time, a random number. */
+function reEvaluatedParameters(resource: Resource, options: IDataObject): INodeParameters {
+	return {
+		...createParameters(resource, options),
+		additionalFields: {
+			message: '=chaos {{ $execution.id }} {{ $json.message }}',
+			metadata: { entries: [{ key: 'sent_at', value: '={{ $now.toMillis() }}' }, { key: 'nonce', value: '={{ Math.random() }}' }] },
+		},
+	} as INodeParameters;
+}
 
 const report = new ChaosReport(`exactly once under faults (${CHAOS_COUNT} payouts + ${CHAOS_COUNT} charges per scenario)`);
 let current: Sandbox | undefined;
@@ -264,6 +280,72 @@ describe('chaos: every payout and charge moves exactly once under faults', () =>
 				return { ...figures, ...result };
 			});
 			report.add('business reference re-run', { ...figures, seconds: ((Date.now() - started) / 1000).toFixed(1) });
+		},
+		SCENARIO_TIMEOUT,
+	);
+
+	it(
+		'with Retry of failed executions whose Message and Metadata are evaluated again, the PIN RSA-encrypted, raw bodies compared, every Retry in a freshly loaded n8n (a restart)',
+		async () => {
+			const started = Date.now();
+			const figures = await withWorld(704, async (sb, engine) => {
+				expect((await sb.control.health()).idempotencyFingerprint).toBe('raw');
+				const credential = credentialFromSandbox(sb.info, { velocityLimit: 1_000_000_000, rsaPublicKey: sb.info.rsaPublicKeyPem });
+				engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credential);
+				await injectCreateFaults(sb);
+				const trigger: INode = { id: 'rows', name: 'Rows', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+				// One node retry and batches of 10: faults fail about a third of the executions, and the user retries them.
+				const options = { maxRetries: 1, retryBaseDelayMs: 1 };
+				const nodes = (resource: Resource): INode[] => {
+					const money = moneyNode({ parameters: reEvaluatedParameters(resource, options) });
+					return [trigger, { ...money, id: `money-${resource}` }];
+				};
+				const connections = { Rows: { main: [[{ node: 'Money', type: 'main' as const, index: 0 }]] } };
+
+				// The first run of every batch, in this n8n.
+				const failed: Array<{ resource: Resource; batch: Order[]; index: number; run: RunResult }> = [];
+				const outcome = {} as Outcome;
+				for (const resource of RESOURCES) {
+					const orders = makeOrders(resource, CHAOS_COUNT, 're-evaluated');
+					const workflow = buildWorkflow(engine, { nodes: nodes(resource), connections, id: `wf-retry-${resource}` });
+					const outputs: Array<IDataObject | undefined> = new Array(orders.length).fill(undefined);
+					for (const [index, batch] of chunk(orders, RETRY_ON_FAIL_BATCH).entries()) {
+						const result = remember(await runWorkflow(engine, workflow, { items: itemsOf(batch), mode: 'trigger' }));
+						if (result.error()) failed.push({ resource, batch, index, run: result });
+						else outputsByItem(result, batch.length).forEach((output, position) => (outputs[index * RETRY_ON_FAIL_BATCH + position] = output));
+					}
+					outcome[resource] = { orders, outputs };
+				}
+
+				// n8n restarts: nothing of this process survives but the executions' data. Each failed
+				// execution is retried there until it succeeds, faults still on.
+				let retries = 0;
+				await jest.isolateModulesAsync(async () => {
+					const restarted = require('../harness/engine') as typeof import('../harness/engine');
+					const freshEngine = await restarted.loadEngine();
+					freshEngine.credentials.set(restarted.CREDENTIAL_ID, restarted.CREDENTIAL_TYPE, credential);
+					for (const entry of failed) {
+						const workflow = restarted.buildWorkflow(freshEngine, { nodes: nodes(entry.resource), connections, id: `wf-retry-${entry.resource}` });
+						let last = { run: JSON.parse(JSON.stringify(entry.run.run)) } as RunResult;
+						for (let attempt = 0; ; attempt++) {
+							expect(attempt).toBeLessThan(40);
+							retries++;
+							const retried = remember((await restarted.retryExecution(freshEngine, workflow, last)) as unknown as RunResult);
+							if (!retried.error()) {
+								outputsByItem(retried, entry.batch.length).forEach((output, position) => (outcome[entry.resource].outputs[entry.index * RETRY_ON_FAIL_BATCH + position] = output));
+								break;
+							}
+							last = retried;
+						}
+					}
+				});
+				const conflicts = RESOURCES.flatMap((resource) => outcome[resource].outputs.filter((output) => output?.error_code === 'IDEMPOTENCY_CONFLICT'));
+				expect(conflicts).toEqual([]);
+				const result = await verifyExactlyOnce(sb, outcome);
+				if (CHAOS_COUNT >= 100) expect(failed.length).toBeGreaterThan(0);
+				return { executions: 2 * Math.ceil(CHAOS_COUNT / RETRY_ON_FAIL_BATCH), failedExecutions: failed.length, retries, ...result };
+			});
+			report.add('Retry after a restart, free text evaluated again', { ...figures, seconds: ((Date.now() - started) / 1000).toFixed(1) });
 		},
 		SCENARIO_TIMEOUT,
 	);

@@ -4,11 +4,13 @@
  * Money node output items.
  */
 
+import * as crypto from 'node:crypto';
+
 import type { SandboxInfo } from '../../sandbox';
 import type { CliResult, Execution, Json, N8nHandle, PublicApi, Session } from '../../scripts/n8n';
 import type { OutputSelector } from '../../scripts/n8n/api';
 import type { SandboxControlClient } from '../../sandbox/control/client';
-import { chain, type Workflow, type WorkflowNode } from './workflows';
+import { chain, node, type Workflow, type WorkflowNode } from './workflows';
 
 /** One workflow run by `n8n execute`, read back from the public API. */
 export interface RunResult {
@@ -85,4 +87,39 @@ export function statusOf(json: Json): string | undefined {
 	if (!json) return undefined;
 	const s = json.status || (json.data && json.data.status);
 	return s && typeof s === 'object' ? s.label : s;
+}
+
+/** A Set node holding the rows and a Split Out node making one item per row, as the examples do. */
+export function rowNodes(rows: unknown[]): WorkflowNode[] {
+	return [node.rawJson('Rows', { rows }), node.splitOut('One item per row', 'rows')];
+}
+
+/** The sandbox ledger's charges or payouts whose amount (without sign) is one of `amounts`. */
+export async function ledgerByAmount(control: SandboxControlClient, resource: 'charge' | 'payout', amounts: number[]) {
+	const ledger = await control.ledger();
+	const entries = resource === 'charge' ? ledger.charges : ledger.payouts;
+	return entries.filter((entry) => amounts.includes(Math.abs(entry.amount.value)));
+}
+
+/**
+ * n8n's Retry of a failed execution, as the Executions list does it (`POST /rest/executions/:id/retry`,
+ * with the original workflow or, `loadWorkflow`, the currently saved one); resolves with the new
+ * execution, read with its data, once it has finished.
+ */
+export async function retryExecution(ctx: E2eContext, executionId: Execution['id'], loadWorkflow: boolean) {
+	const res = await ctx.session.request('POST', `/rest/executions/${executionId}/retry`, { loadWorkflow });
+	if (res.status !== 200) throw new Error(`retry answered HTTP ${res.status}: ${res.text.slice(0, 300)}`);
+	const retriedId = res.json && res.json.data && res.json.data.id;
+	if (!retriedId || String(retriedId) === String(executionId)) throw new Error(`retry gave no new execution id: ${res.text.slice(0, 300)}`);
+	const execution = await ctx.api.getExecution(retriedId, true);
+	return { execution, output: (name: string) => ctx.output(execution, name) || [] };
+}
+
+/**
+ * Amounts that identify one case file's rows in the shared ledger: from `base` plus a random
+ * offset (runs on one sandbox never collide), each call 3 more than the last.
+ */
+export function amountSequence(base: number): () => number {
+	let next = base + crypto.randomInt(0, 1000) * 10;
+	return () => (next += 3);
 }

@@ -95,11 +95,15 @@ export const node = {
 		webhookId,
 	}),
 
-	/** Money node: `parameters` from the `money` builders below. */
-	money: (name: string, parameters: Record<string, any>, { cred, continueOnFail = false }: { cred?: CredentialRef; continueOnFail?: boolean } = {}): WorkflowNode => ({
+	/** Money node: `parameters` from the `money` builders below; version 1 unless told (2 is what the editor adds). */
+	money: (
+		name: string,
+		parameters: Record<string, any>,
+		{ cred, continueOnFail = false, version = 1 }: { cred?: CredentialRef; continueOnFail?: boolean; version?: 1 | 2 } = {},
+	): WorkflowNode => ({
 		name,
 		type: TYPES.money,
-		typeVersion: 1,
+		typeVersion: version,
 		parameters,
 		credentials: credentialRef(cred),
 		...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
@@ -153,6 +157,8 @@ export interface CreateFields {
 	channel?: string;
 	accountType?: string;
 	businessReference?: string;
+	/** Version 2 only (on by default there). */
+	requireBusinessReference?: boolean;
 	additionalFields?: Record<string, unknown>;
 	options?: Record<string, unknown>;
 }
@@ -169,6 +175,7 @@ export const money = {
 		channel: c.channel || 'psp-a-tg',
 		...(c.accountType !== undefined ? { accountType: c.accountType } : {}),
 		...(c.businessReference ? { businessReference: c.businessReference } : {}),
+		...(c.requireBusinessReference !== undefined ? { requireBusinessReference: c.requireBusinessReference } : {}),
 		additionalFields: c.additionalFields || {},
 		options: c.options || {},
 	}),

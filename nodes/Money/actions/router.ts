@@ -36,10 +36,15 @@ export function errorItemJson(error: NodeError): IDataObject {
 	return json;
 }
 
-/** A failed create says so and names the idempotency key it used (null when it failed before one was derived). */
+/**
+ * A failed create says so and names the idempotency key it used (null when it failed before one was
+ * derived); from version 2, also what it was sent with, when it got that far.
+ */
 function failedCreateJson(error: NodeError): IDataObject {
 	const key = error.context?.idempotency_key;
-	return { ...errorItemJson(error), outcome: 'failed', idempotency_key: typeof key === 'string' ? key : null };
+	const sent = error.context?.sent;
+	const sentWith = sent && typeof sent === 'object' && !Array.isArray(sent) ? (sent as IDataObject) : {};
+	return { ...errorItemJson(error), ...sentWith, outcome: 'failed', idempotency_key: typeof key === 'string' ? key : null };
 }
 
 async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {

@@ -4,6 +4,10 @@ import { NodeOperationError } from 'n8n-workflow';
 import { ROUTES } from '../../api/routes';
 import { moneyApiRequest } from '../../transport/request';
 import { type CallSettings } from '../actions/node.type';
+import { readBusinessReference } from './create/guards';
+import { readCreateBody } from './create/input';
+import { SentCreates } from './create/sentCreates';
+import { idempotencyKeyOf } from './idempotency';
 
 export interface PlannedPayout {
 	amount: unknown;
@@ -71,13 +75,14 @@ function refusal(
 	};
 }
 
-export function overdraftRefusal(context: IExecuteFunctions, overdraft: Overdraft): RunRefusal {
+export function overdraftRefusal(context: IExecuteFunctions, overdraft: Overdraft, alreadyPaid = 0): RunRefusal {
 	const { currency, total, balance, shortfall, wallet, items } = overdraft;
+	const notCounted = alreadyPaid > 0 ? ` (${alreadyPaid} rows this execution already paid are not counted)` : '';
 	return refusal(
 		context,
-		`Payout run refused, nothing was sent: ${items} payouts total ${total} ${currency}, the wallet ${wallet} has ${balance} ${currency} available, short by ${shortfall} ${currency}`,
-		'Check Balance First compares the whole run with the wallet balance before any payout. Top up the wallet, remove rows from the run, or turn off Check Balance First to pay as many rows as the balance allows.',
-		{ currency, total, available_balance: balance, shortfall, account_number: wallet },
+		`Payout run refused, nothing was sent: ${items} payouts total ${total} ${currency}, the wallet ${wallet} has ${balance} ${currency} available, short by ${shortfall} ${currency}${notCounted}`,
+		'Check Balance First compares what the run can still pay out with the wallet balance before any payout. It counts every row of this execution except those it already paid (a Retry of the execution knows them); in a new execution it also counts the rows whose Business Reference was paid before, though they come back replayed and move nothing. Top up the wallet, remove rows from the run, Retry the execution that stopped part-way (only the rows left to pay are counted), or turn off Check Balance First for this run.',
+		{ currency, total, available_balance: balance, shortfall, account_number: wallet, already_paid: alreadyPaid },
 	);
 }
 
@@ -90,18 +95,42 @@ function parameterOrUndefined(context: IExecuteFunctions, name: string, itemInde
 }
 
 /**
- * Reads every input item's amount, currency and account number, then the account's balance.
+ * True when this execution's node already had the row's payout accepted (a Retry of the execution
+ * carries that memory): it comes back replayed and moves no money, so the balance need not cover it.
+ */
+async function acceptedBefore(context: IExecuteFunctions, sentCreates: SentCreates, itemIndex: number): Promise<boolean> {
+	try {
+		const body = await readCreateBody.call(context, 'payout', itemIndex, { withDocument: false });
+		const key = idempotencyKeyOf(context, 'payout', body, readBusinessReference.call(context, itemIndex), itemIndex);
+		return sentCreates.isAccepted(key);
+	} catch {
+		return false; // the row fails on its own before any request
+	}
+}
+
+/**
+ * Reads every input item's amount, currency and account number (leaving out the rows this
+ * execution already paid), then the account's balance.
  * Undefined when the run fits; otherwise the refusal every item of the run gets, nothing sent.
  */
 export async function checkRunBalance(
 	this: IExecuteFunctions,
 	settings: CallSettings,
 ): Promise<RunRefusal | undefined> {
-	const planned: PlannedPayout[] = this.getInputData().map((_, itemIndex) => ({
-		amount: parameterOrUndefined(this, 'amount', itemIndex),
-		currency: parameterOrUndefined(this, 'currency', itemIndex),
-		accountNumber: (parameterOrUndefined(this, 'additionalFields', itemIndex) as IDataObject | undefined)?.accountNumber,
-	}));
+	const sentCreates = SentCreates.of(this);
+	const planned: PlannedPayout[] = [];
+	let alreadyPaid = 0;
+	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
+		if (!sentCreates.isEmpty && (await acceptedBefore(this, sentCreates, itemIndex))) {
+			alreadyPaid++;
+			continue;
+		}
+		planned.push({
+			amount: parameterOrUndefined(this, 'amount', itemIndex),
+			currency: parameterOrUndefined(this, 'currency', itemIndex),
+			accountNumber: (parameterOrUndefined(this, 'additionalFields', itemIndex) as IDataObject | undefined)?.accountNumber,
+		});
+	}
 	let account: IDataObject;
 	try {
 		account = await moneyApiRequest.call(this, 'GET', ROUTES.account, { retry: settings.retry, timeoutMs: settings.timeoutMs });
@@ -125,5 +154,5 @@ export async function checkRunBalance(
 		this.logger.info(`Money: Check Balance First covers ${wallet.currency} payouts from wallet ${wallet.number} only; ${others} payouts in another currency are not checked`);
 	}
 	const overdraft = findOverdraft(planned, wallet);
-	return overdraft ? overdraftRefusal(this, overdraft) : undefined;
+	return overdraft ? overdraftRefusal(this, overdraft, alreadyPaid) : undefined;
 }

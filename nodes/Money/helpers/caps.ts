@@ -15,10 +15,12 @@ const FAMILIES: Array<{ kind: RefusalKind; fields: string[] }> = [
 
 const NAME_FIELDS = ['limit', 'breach', 'limit_type', 'limit_name', 'reason'];
 
+/** Whole words only: "today", "Monday" or "holiday" in a refusal's reason are not a daily cap. */
 function kindFromName(name: string): RefusalKind {
-	if (/velocity/i.test(name)) return 'velocity';
-	if (/daily|day/i.test(name)) return 'daily_cap';
-	if (/monthly|month/i.test(name)) return 'monthly_cap';
+	const words = new Set(name.toLowerCase().split(/[^a-z]+/));
+	if (words.has('velocity')) return 'velocity';
+	if (words.has('daily') || words.has('day')) return 'daily_cap';
+	if (words.has('monthly') || words.has('month')) return 'monthly_cap';
 	return 'other';
 }
 
@@ -102,7 +104,7 @@ export function describeStop(stop: RunStop, amount?: number): string {
 
 export function adviceFor(stop: RunStop): string {
 	if (stop.kind === 'insufficient_funds') {
-		return 'Top up the merchant wallet (or debit another wallet with Account Number), then run the workflow again: items with a Business Reference that were paid are not paid twice.';
+		return 'Top up the merchant wallet (or debit another wallet with Account Number), then Retry this execution: the items it paid are not paid again, and Check Balance First counts only the rest. Running the workflow again is safe for items with a Business Reference.';
 	}
 	const when = stop.kind === 'daily_cap' ? 'the next UTC day' : 'the next UTC month';
 	return `Run the remaining items after ${when}, or ask the Money API provider to raise the cap: items with a Business Reference that were paid are not paid twice.`;

@@ -3,7 +3,20 @@ import path from 'node:path';
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../../sandbox';
-import { CREDENTIAL_TYPE, credentialFromSandbox, type Engine, loadEngine, runMoneyNode, type RunResult } from '../../harness/engine';
+import type { INode } from 'n8n-workflow';
+
+import {
+	buildWorkflow,
+	CREDENTIAL_TYPE,
+	credentialFromSandbox,
+	type Engine,
+	loadEngine,
+	moneyNode,
+	retryExecution,
+	runMoneyNode,
+	type RunResult,
+	runWorkflow,
+} from '../../harness/engine';
 
 /**
  * Payout runs at scale (issue 15), inside real n8n-core executions against the sandbox with its
@@ -13,6 +26,8 @@ const VELOCITY_LIMIT = 5;
 const WINDOW_SECONDS = 2;
 const PACED = 'paced';
 const UNPACED = 'unpaced';
+/** Three payouts per window: a run of six waits a whole window after its third payout. */
+const PACED_BY_THREE = 'paced-by-three';
 const CONTINUE = { onError: 'continueRegularOutput' as const };
 const FAST = { maxRetries: 2, retryBaseDelayMs: 5 };
 const HIGH_LIMITS = { minAmount: 100, maxAmount: 5_000_000, dailyCap: 500_000_000, monthlyCap: 5_000_000_000 };
@@ -82,6 +97,7 @@ beforeAll(async () => {
 	const credential = { velocityLimit: VELOCITY_LIMIT, velocityWindowSeconds: WINDOW_SECONDS };
 	engine.credentials.set(PACED, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, credential));
 	engine.credentials.set(UNPACED, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, { velocityLimit: 100_000 }));
+	engine.credentials.set(PACED_BY_THREE, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, { velocityLimit: 3, velocityWindowSeconds: 3 }));
 });
 
 beforeEach(async () => {
@@ -208,6 +224,73 @@ describe('Check Balance First', () => {
 		const counters = await sb.control.counters();
 		expect(counters.requests.get_money_v1_account).toBe(2);
 		expect(counters.requests.post_money_v1_payout).toBe(3);
+	});
+});
+
+describe('Check Balance First counts only what can still move money', () => {
+	const trigger: INode = { id: 'rows', name: 'Rows', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+
+	/** A wallet that covers the whole run when it is checked, then runs dry after the third payout (another workflow spent it). */
+	async function runThatRunsDry(parameters: IDataObject, amounts: number[], extra: IDataObject[] = []) {
+		const money = moneyNode({ parameters: parameters as never, credentialId: PACED_BY_THREE });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: { Rows: { main: [[{ node: 'Money', type: 'main', index: 0 }]] } } });
+		const items = amounts.map((amount, index) => ({ json: { amount, currency: 'XOF', ...(extra[index] ?? {}) } }));
+		await sb.control.updateClient(sb.info.clientId, { balance: amounts.reduce((sum, amount) => sum + amount, 0) });
+		const running = runWorkflow(engine, workflow, { items, mode: 'trigger' });
+		// The node waits a whole window (3 s) before the fourth payout: the wallet is drained meanwhile.
+		for (;;) {
+			const paid = (await sb.control.ledger()).payouts.filter((entry) => amounts.slice(0, 3).includes(-entry.amount.value));
+			if (paid.length === 3) break;
+			await sleep(20);
+		}
+		await sb.control.updateClient(sb.info.clientId, { balance: 100 });
+		const failed = await running;
+		expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+		return { workflow, failed };
+	}
+
+	it('after the wallet ran dry mid-run and was topped up by what is left to pay, a Retry pays the remaining rows', async () => {
+		const amounts = [5101, 5102, 5103, 5104, 5105, 5106];
+		const { workflow, failed } = await runThatRunsDry(payoutRun({ checkBalanceFirst: true }), amounts);
+		await sb.control.updateClient(sb.info.clientId, { balance: 5104 + 5105 + 5106 });
+
+		const retried = await retryExecution(engine, workflow, failed);
+		expect(retried.error()).toBeUndefined();
+		expect(outputOf(retried).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'replayed', 'created', 'created', 'created']);
+		const paid = (await sb.control.ledger()).payouts.filter((entry) => amounts.includes(-entry.amount.value));
+		expect(paid.map((entry) => -entry.amount.value).sort()).toEqual(amounts);
+		expect((await sb.control.ledger()).balance.value).toBe(0);
+	});
+
+	it('says plainly that a new execution counts the rows a Business Reference already paid, and how to recover', async () => {
+		const amounts = [5201, 5202, 5203, 5204, 5205, 5206];
+		const references = amounts.map((amount) => ({ order: `ord-${amount}-${Date.now()}` }));
+		await runThatRunsDry({ ...payoutRun({ checkBalanceFirst: true }), businessReference: '={{ $json.order }}' }, amounts, references);
+		await sb.control.updateClient(sb.info.clientId, { balance: 5204 + 5205 + 5206 });
+
+		const again = await runMoneyNode(engine, {
+			parameters: { ...payoutRun({ checkBalanceFirst: true }), businessReference: '={{ $json.order }}' } as never,
+			items: amounts.map((amount, index) => ({ json: { amount, currency: 'XOF', ...references[index] } })),
+			credentialId: UNPACED,
+			mode: 'trigger',
+		});
+		const message = String(again.error()?.message);
+		const description = String(again.error()?.description);
+		expect(message).toContain('6 payouts total 31221 XOF');
+		expect(description).toMatch(/counts every row of this execution.*Business Reference.*paid/);
+		expect(description).toMatch(/Retry/);
+	});
+});
+
+describe('what a replayed answer means', () => {
+	it('a payout committed by an attempt whose answer was lost is created now, and takes its room in the velocity window', async () => {
+		await sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+		const output = outputOf(await run(payoutRun(), rows(VELOCITY_LIMIT + 1), { continueOnFail: false }));
+		await sb.control.clearFaults();
+		expect(output.map((item) => item.outcome)).toEqual(Array(VELOCITY_LIMIT + 1).fill('created'));
+		const counters = await sb.control.counters();
+		expect(counters.rejected).toBe(0);
+		expect(counters.requests.post_money_v1_payout).toBe(VELOCITY_LIMIT + 2);
 	});
 });
 

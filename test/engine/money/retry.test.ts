@@ -118,6 +118,44 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		expect(await ledgerOf('payout', [73_001])).toHaveLength(1);
 	});
 
+	it('Retry of a payout run whose Message and Metadata are evaluated again ($execution.id, $now) pays the earlier rows once', async () => {
+		const parameters = {
+			...createParameters('payout'),
+			additionalFields: {
+				message: '=Run {{ $execution.id }}',
+				metadata: { entries: [{ key: 'sent_at', value: '={{ $now.toMillis() }}' }] },
+			},
+		};
+		const money = moneyNode({ parameters: parameters as never });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		const amounts = [77_001, 77_002, 900_003];
+		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+		const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'trigger' });
+		expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+
+		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+		const retried = await retryExecution(env.engine, workflow, failed);
+		expect(retried.error()).toBeUndefined();
+		expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
+		const ledger = await ledgerOf('payout', amounts);
+		expect(ledger.map((entry) => Math.abs(entry.amount.value)).sort()).toEqual(amounts);
+		expect(ledger.filter((entry) => entry.amount.value === -amounts[0])[0].shared_note).toBe(`Run ${failed.executionId}`);
+	});
+
+	it('Retry after a lost answer resends the first body, not the Message evaluated again', async () => {
+		const parameters = { ...createParameters('payout'), additionalFields: { message: '=Run {{ $execution.id }}' } };
+		const money = moneyNode({ parameters: parameters as never });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+		const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 78_001]), mode: 'trigger' });
+		expect(failed.error()).toBeDefined();
+
+		const retried = await retryExecution(env.engine, workflow, failed);
+		expect(retried.error()).toBeUndefined();
+		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'replayed' })]);
+		expect(await ledgerOf('payout', [78_001])).toHaveLength(1);
+	});
+
 	it('a node inside a loop pays identical rows of two batches twice, each under its own key', async () => {
 		const loop: INode = {
 			id: 'loop',

@@ -17,6 +17,13 @@ describe('control API over HTTP (SandboxControlClient)', () => {
 		expect(await control.info()).toEqual(sandbox.info);
 	});
 
+	it('switches how a repeated idempotency key is compared (raw bytes by default, or fields)', async () => {
+		expect((await control.health()).idempotencyFingerprint).toBe('raw');
+		await control.setIdempotencyFingerprint('semantic');
+		expect((await control.health()).idempotencyFingerprint).toBe('semantic');
+		await expect(control.setIdempotencyFingerprint('loose' as never)).rejects.toThrow(SandboxControlError);
+	});
+
 	it('counters: token requests, requests per slug, creates per idempotency key, accepted and 401s; reset', async () => {
 		await api.call('POST', '/money/v1/charge', { body: chargeBody(), idempotencyKey: 'key-1' });
 		await api.call('POST', '/money/v1/charge', { body: chargeBody(), idempotencyKey: 'key-1' });

@@ -209,13 +209,37 @@ describe('charges (spec 2.1, 2.3, 4, 5.5, 5.6, 8)', () => {
 			expect((await sandbox.control.counters()).createsByIdempotencyKey[key]).toBe(1);
 		});
 
-		it('treats the same fields in another order, or the PIN encrypted again, as the same body', async () => {
+		it('compares a repeated body byte for byte by default, as a strict API does: another field order or the PIN encrypted again conflicts', async () => {
+			expect((await sandbox.control.health()).idempotencyFingerprint).toBe('raw');
+			const body = chargeBody({ amount: 7200, pin: encryptPin(sandbox.info.rsaPublicKeyPem, '1234') });
 			const key = randomUUID();
-			const first = await api.call('POST', '/money/v1/charge', { rawBody: JSON.stringify(chargeBody({ amount: 7200, pin: encryptPin(sandbox.info.rsaPublicKeyPem, '1234') })), idempotencyKey: key });
-			const reordered = Object.fromEntries(Object.entries(chargeBody({ amount: 7200, pin: encryptPin(sandbox.info.rsaPublicKeyPem, '1234') })).reverse());
-			const again = await api.call('POST', '/money/v1/charge', { body: reordered, idempotencyKey: key });
-			expect(again.status).toBe(201);
-			expect(again.json.reference).toBe(first.json.reference);
+			const first = await api.call('POST', '/money/v1/charge', { rawBody: JSON.stringify(body), idempotencyKey: key });
+			expect(first.status).toBe(201);
+			const sameBytes = await api.call('POST', '/money/v1/charge', { rawBody: JSON.stringify(body), idempotencyKey: key });
+			expect(sameBytes.json.reference).toBe(first.json.reference);
+			const reordered = Object.fromEntries(Object.entries(body).reverse());
+			const conflict = await api.call('POST', '/money/v1/charge', { rawBody: JSON.stringify(reordered), idempotencyKey: key });
+			expect(conflict.status).toBe(409);
+			expect(conflict.json).toMatchObject({ error_code: 'IDEMPOTENCY_CONFLICT', details: { comparison: 'raw', same_fields: true } });
+			const reencrypted = { ...body, pin: encryptPin(sandbox.info.rsaPublicKeyPem, '1234') };
+			const again = await api.call('POST', '/money/v1/charge', { rawBody: JSON.stringify(reencrypted), idempotencyKey: key });
+			expect(again.status).toBe(409);
+		});
+
+		it('treats the same fields in another order, or the PIN encrypted again, as the same body when told to compare fields', async () => {
+			await sandbox.control.setIdempotencyFingerprint('semantic');
+			try {
+				const key = randomUUID();
+				const first = await api.call('POST', '/money/v1/charge', { rawBody: JSON.stringify(chargeBody({ amount: 7200, pin: encryptPin(sandbox.info.rsaPublicKeyPem, '1234') })), idempotencyKey: key });
+				const reordered = Object.fromEntries(Object.entries(chargeBody({ amount: 7200, pin: encryptPin(sandbox.info.rsaPublicKeyPem, '1234') })).reverse());
+				const again = await api.call('POST', '/money/v1/charge', { body: reordered, idempotencyKey: key });
+				expect(again.status).toBe(201);
+				expect(again.json.reference).toBe(first.json.reference);
+				const conflict = await create({ amount: 7201 }, key);
+				expect(conflict.json).toMatchObject({ error_code: 'IDEMPOTENCY_CONFLICT', details: { comparison: 'semantic', same_fields: false } });
+			} finally {
+				await sandbox.control.setIdempotencyFingerprint('raw');
+			}
 		});
 
 		it('answers 409 IDEMPOTENCY_CONFLICT for the same key with a different body', async () => {

@@ -33,7 +33,7 @@ describe('error mapping (spec 7)', () => {
 		['IDEMPOTENCY_CONFLICT', 409, undefined, 'different payload'],
 		['UPSTREAM_ERROR', 502, undefined, 'retried'],
 		['PROVIDER_UNAVAILABLE', 503, undefined, 'retried'],
-		['INTERNAL_ERROR', 500, undefined, 'went through'],
+		['INTERNAL_ERROR', 500, undefined, 'may have gone through'],
 		['merchant_account_not_configured', 400, undefined, 'primary wallet'],
 		['merchant_profile_incomplete', 400, undefined, 'merchant profile'],
 		['merchant_not_linked', 403, undefined, 'link the client'],
@@ -49,6 +49,18 @@ describe('error mapping (spec 7)', () => {
 		const { message, description } = explainFailure({ httpCode: status, errorCode: code, apiMessage: 'api says no', details });
 		expect(message).toBe(`Money API error ${code} (HTTP ${status}): api says no`);
 		expect(description).toContain(advice);
+	});
+
+	it.each([
+		[502, 'UPSTREAM_ERROR'],
+		[502, undefined],
+		[504, undefined],
+		[500, 'INTERNAL_ERROR'],
+		[500, undefined],
+	])('warns that a create answered %s (%s) may have gone through, and how to resend it safely', (httpCode, errorCode) => {
+		const { description } = explainFailure({ httpCode, errorCode });
+		expect(description).toContain('may have gone through');
+		expect(description).toContain('same idempotency key');
 	});
 
 	it('handles unknown codes and bare statuses gracefully', () => {

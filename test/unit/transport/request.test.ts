@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
-import { moneyApiListAll, moneyApiRequest } from '../../../nodes/transport/request';
+import { moneyApiCall, moneyApiListAll, moneyApiRequest } from '../../../nodes/transport/request';
 
 const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
 
@@ -50,6 +50,20 @@ describe('moneyApiRequest', () => {
 			expect(call.ignoreHttpStatusErrors).toEqual({ ignore: true, except: [401] });
 			expect(call.returnFullResponse).toBe(true);
 		}
+	});
+
+	it('counts the attempts that went unanswered (no answer, 5xx) before the answer, or before it gave up', async () => {
+		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+		const busy = { statusCode: 429, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': '0' } };
+		const answered = fakeContext([reset, busy, { statusCode: 502, body: {} }, { statusCode: 201, body: { success: true } }]);
+		expect((await moneyApiCall.call(answered.context, 'POST', '/money/v1/payout', { retry: fast })).unansweredAttempts).toBe(2);
+		const clean = fakeContext([{ statusCode: 201, body: { success: true } }]);
+		expect((await moneyApiCall.call(clean.context, 'POST', '/money/v1/payout', { retry: fast })).unansweredAttempts).toBe(0);
+		const gaveUp = fakeContext([reset, busy]);
+		await expect(moneyApiCall.call(gaveUp.context, 'POST', '/money/v1/payout', { retry: { maxRetries: 1, baseDelayMs: 1 } })).rejects.toMatchObject({
+			httpCode: '429',
+			context: { unansweredAttempts: 1 },
+		});
 	});
 
 	it('never retries a 4xx', async () => {

@@ -14,10 +14,13 @@ import {
 	identifierField,
 	identifierTypeField,
 	type Party,
+	requireBusinessReferenceField,
+	requireBusinessReferenceOffNotice,
 	toolModeFields,
 } from '../../descriptions/createFields';
 import { businessReferenceOf, guardToolMode, walletPinOf } from '../../helpers/create/guards';
 import { readCreateBody } from '../../helpers/create/input';
+import { refuseUnsafeReferences } from '../../helpers/create/referenceCheck';
 import { type CreateRequest, sendCreate, withFinalStatus } from '../../helpers/create/send';
 import type { OperationContext } from '../node.type';
 
@@ -33,13 +36,17 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	accountTypeField(BENEFICIARY),
 	businessReferenceNotice,
 	businessReferenceField,
+	requireBusinessReferenceField('payout'),
+	requireBusinessReferenceOffNotice,
 	additionalFields('debit'),
 	...toolModeFields('payout', 'pay out'),
-	createOptions('payout'),
+	createOptions('payout', 1),
+	createOptions('payout', 2),
 ]);
 
 /** Validates, checks the guards, derives the idempotency key, sends once (paced), optionally waits for the final status. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	await refuseUnsafeReferences.call(this, 'payout', itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const body = await readCreateBody.call(this, 'payout', itemIndex);
 	if (context.isToolMode) guardToolMode.call(this, 'payout', body.amount as number, itemIndex);

@@ -65,33 +65,59 @@ function describeReference(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
-/**
- * The business reference is the payment's identity across runs (docs/decisions.md#d4). A mapped value that resolves
- * to nothing or to a non-scalar must stop the item: falling back to a per-execution key would let a
- * re-run pay again, and "[object Object]" would give unrelated items one key.
- */
-function readBusinessReference(this: IExecuteFunctions, itemIndex: number): string {
+/** What the Business Reference parameter gives for one item. */
+export type ReferenceReading =
+	| { kind: 'reference'; value: string }
+	/** Not set: the parameter is empty and not an expression. */
+	| { kind: 'none' }
+	| { kind: 'whitespace' }
+	/** An expression that gave nothing usable (empty, null, a list, an object). */
+	| { kind: 'empty'; given: string };
+
+export function readReference(this: IExecuteFunctions, itemIndex: number): ReferenceReading {
 	const value = this.getNodeParameter('businessReference', itemIndex, '') as unknown;
-	if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-	if (typeof value === 'string' && value.trim() !== '') return value.trim();
+	if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'reference', value: String(value) };
+	if (typeof value === 'string' && value.trim() !== '') return { kind: 'reference', value: value.trim() };
+	if (typeof value === 'string' && value !== '') return { kind: 'whitespace' };
 	const configured = this.getNode().parameters.businessReference;
 	const isMapped = typeof configured === 'string' && configured.startsWith('=');
-	if (!isMapped) return '';
+	return isMapped ? { kind: 'empty', given: describeReference(value) } : { kind: 'none' };
+}
+
+/**
+ * The business reference is the payment's identity across runs (docs/decisions.md#d4). A value that
+ * is only whitespace, or a mapped value that resolves to nothing or to a non-scalar, must stop the
+ * item: falling back to a per-execution key would let a re-run pay again, and "[object Object]"
+ * would give unrelated items one key.
+ */
+export function readBusinessReference(this: IExecuteFunctions, itemIndex: number): string {
+	const reading = readReference.call(this, itemIndex);
+	if (reading.kind === 'reference') return reading.value;
+	if (reading.kind === 'none') return '';
 	throw fieldError(
 		this.getNode(),
 		{
 			parameter: 'Business Reference',
 			field: 'idempotency-key',
-			rule: `must be a non-empty text or number when set; the expression gave ${describeReference(value)}`,
+			rule:
+				reading.kind === 'whitespace'
+					? 'is only whitespace: map your own order or payout ID, or leave it empty'
+					: `must be a non-empty text or number when set; the expression gave ${reading.given}`,
 		},
 		itemIndex,
 	);
 }
 
+/** Version 2 requires a Business Reference in production unless turned off; version 1 only with its option. */
+function requiresReference(context: IExecuteFunctions, options: IDataObject, itemIndex: number): boolean {
+	if (context.getNode().typeVersion >= 2) return context.getNodeParameter('requireBusinessReference', itemIndex, true) !== false;
+	return options.requireBusinessReference === true;
+}
+
 /**
  * The item's Business Reference ('' when none), after the two refusals that protect a create
  * without one: a Retry replaying a run n8n lost in a crash (docs/idempotency.md), and the
- * "Require Business Reference in Production" option.
+ * requirement of a Business Reference in production executions (docs/decisions.md#d8).
  */
 export function businessReferenceOf(
 	this: IExecuteFunctions,
@@ -110,16 +136,12 @@ export function businessReferenceOf(
 				'n8n was stopped in the middle of this node\'s earlier run and replays the whole execution, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution, then run the missing rows in a new execution, or map a Business Reference and retry.',
 		});
 	}
-	if (options.requireBusinessReference === true && this.getMode() !== 'manual') {
-		throw fieldError(
-			this.getNode(),
-			{
-				parameter: 'Business Reference',
-				field: 'idempotency-key',
-				rule: 'is required in production by this node\'s option "Require Business Reference in Production": map your own order or payout ID',
-			},
-			itemIndex,
-		);
+	if (requiresReference(this, options, itemIndex) && this.getMode() !== 'manual') {
+		const setting =
+			this.getNode().typeVersion >= 2
+				? 'this node\'s setting "Require Business Reference" (on by default): map your own order or payout ID, or turn the setting off'
+				: 'this node\'s option "Require Business Reference in Production": map your own order or payout ID';
+		throw fieldError(this.getNode(), { parameter: 'Business Reference', field: 'idempotency-key', rule: `is required in production executions by ${setting}` }, itemIndex);
 	}
 	return businessReference;
 }

@@ -50,6 +50,10 @@ export function compareWithTransaction(
 		const notFinalYet = status === PENDING_STATUS && settings.pendingIsNotFinal;
 		if (!notFinalYet) differences.push({ field: 'status', expected: record.status, actual: status });
 	}
+	if (matchedBy === 'business_reference' && record.reference !== undefined && record.reference !== transaction.reference) {
+		// The record's own reference was not found: the Business Reference found another transaction.
+		differences.push({ field: 'reference', expected: record.reference, actual: transaction.reference });
+	}
 	if (
 		matchedBy === 'reference' &&
 		record.businessReference !== undefined &&

@@ -19,7 +19,7 @@ export interface ReconcileRecord {
 	json: IDataObject;
 }
 
-export type DifferenceField = 'amount' | 'currency' | 'status' | 'business_reference' | 'duplicate_claim';
+export type DifferenceField = 'amount' | 'currency' | 'status' | 'reference' | 'business_reference' | 'duplicate_claim';
 
 export interface Difference {
 	field: DifferenceField;

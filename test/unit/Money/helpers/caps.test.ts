@@ -24,6 +24,17 @@ describe('refusal classification', () => {
 		expect(classifyRefusal('LIMIT_EXCEEDED', { ...SANDBOX_DETAILS, limit })).toBe(kind);
 	});
 
+	it('reads whole words of a named breach: "day" inside another word is not a daily cap', () => {
+		expect(classifyRefusal('LIMIT_EXCEEDED', { reason: 'per-transaction maximum exceeded today' })).toBe('other');
+		expect(classifyRefusal('LIMIT_EXCEEDED', { reason: 'Monday maintenance window', max_amount: 1000 })).toBe('other');
+		expect(classifyRefusal('LIMIT_EXCEEDED', { limit_name: 'holiday_max_amount' })).toBe('other');
+		expect(classifyRefusal('LIMIT_EXCEEDED', { reason: 'monthsEnd review' })).toBe('other');
+		expect(classifyRefusal('LIMIT_EXCEEDED', { reason: 'Daily cap reached' })).toBe('daily_cap');
+		expect(classifyRefusal('LIMIT_EXCEEDED', { limit: 'per-day-limit' })).toBe('daily_cap');
+		expect(classifyRefusal('LIMIT_EXCEEDED', { limit_type: 'MONTHLY_CAP' })).toBe('monthly_cap');
+		expect(classifyRefusal('LIMIT_EXCEEDED', { breach: 'velocity' })).toBe('velocity');
+	});
+
 	it('infers the breach from the one family of limit fields present', () => {
 		expect(classifyRefusal('LIMIT_EXCEEDED', { velocity_limit: 20 })).toBe('velocity');
 		expect(classifyRefusal('LIMIT_EXCEEDED', { daily_cap: 1000, daily_used: 900 })).toBe('daily_cap');

@@ -27,19 +27,35 @@ describe('PIN encryption (spec 5.5)', () => {
 	});
 
 	it('sends the plain PIN when no public key is set', () => {
-		expect(pinForRequest('4821', '', 'key-1')).toBe('4821');
-		expect(pinForRequest('4821', undefined, 'key-1')).toBe('4821');
+		expect(pinForRequest('4821', '', 'key-1', 'hmac-secret')).toBe('4821');
+		expect(pinForRequest('4821', undefined, 'key-1', 'hmac-secret')).toBe('4821');
 	});
 
-	it('reuses the ciphertext for the same idempotency key, so a repeated create has the same bytes', () => {
-		const first = pinForRequest('4821', publicKey, 'key-a');
-		expect(pinForRequest('4821', publicKey, 'key-a')).toBe(first);
-		expect(pinForRequest('4821', publicKey, 'key-b')).not.toBe(first);
-		expect(pinForRequest('9999', publicKey, 'key-a')).not.toBe(first);
+	it('gives the same ciphertext for the same idempotency key in any process, a standard OAEP ciphertext', () => {
+		const first = pinForRequest('4821', publicKey, 'key-a', 'hmac-secret');
+		// Another process (an n8n restart, another queue-mode worker) loads the module afresh.
+		let elsewhere = '';
+		jest.isolateModules(() => {
+			const fresh = require('../../../../nodes/Money/helpers/pin') as typeof import('../../../../nodes/Money/helpers/pin');
+			elsewhere = fresh.pinForRequest('4821', publicKey, 'key-a', 'hmac-secret');
+		});
+		expect(elsewhere).toBe(first);
 		expect(decrypt(first)).toBe('4821');
+		expect(Buffer.from(first, 'base64')).toHaveLength(256);
+	});
+
+	it('gives unrelated ciphertexts for another key, PIN or secret, so only a resend repeats one', () => {
+		const first = pinForRequest('4821', publicKey, 'key-a', 'hmac-secret');
+		const others = [
+			pinForRequest('4821', publicKey, 'key-b', 'hmac-secret'),
+			pinForRequest('9999', publicKey, 'key-a', 'hmac-secret'),
+			pinForRequest('4821', publicKey, 'key-a', 'another-secret'),
+		];
+		expect(new Set([first, ...others]).size).toBe(4);
+		expect(decrypt(others[1])).toBe('9999');
 	});
 
 	it('throws on a key that is not a public key PEM', () => {
-		expect(() => pinForRequest('4821', 'not a key', 'key-c')).toThrow();
+		expect(() => pinForRequest('4821', 'not a key', 'key-c', 'hmac-secret')).toThrow();
 	});
 });

@@ -136,6 +136,17 @@ describe('matchRecords', () => {
 		expect(outcomes.unexpected).toEqual([]);
 	});
 
+	it('reports the reference difference when a record whose Reference is not found is matched by its Business Reference', () => {
+		const index = indexOf(envelope('tx-2', 1000, 'COMPLETED', 'ord-7'));
+		const outcomes = matchRecords([record(0, { reference: 'tx-1', businessReference: 'ord-7' })], index, EXACT);
+		expect(outcomes.matched).toEqual([]);
+		expect(outcomes.mismatched[0].reconciliation).toMatchObject({
+			status: 'mismatched',
+			matched_by: 'business_reference',
+			differences: [{ field: 'reference', expected: 'tx-1', actual: 'tx-2' }],
+		});
+	});
+
 	it('treats an envelope without amount or status as differing', () => {
 		const index = indexOf({ reference: 'x' });
 		const [outcome] = matchRecords([record(0, { reference: 'x' })], index, EXACT).mismatched;
