@@ -2,14 +2,29 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
 
-/** What the trigger keeps between polls in its static data: cursors, history floors, watch list, statuses. */
+/**
+ * What the trigger keeps between polls in its static data: cursors, history floors, the listing
+ * window a poll left unfinished, the watch list and the last statuses (docs/webhook-memory.md,
+ * "The Poll Trigger").
+ */
 
-const MAX_WATCHED = 500;
 export const MAX_REMEMBERED_STATUSES = 2000;
+
+/**
+ * The part of a resource's list a poll reads: created_at from `start` (null: no lower bound) to
+ * `end` (null until the first page fixed it), from page `page` on, newest first. A poll that
+ * reaches Max Pages keeps it here and the next poll resumes at `page`.
+ */
+export interface ListingWindow extends IDataObject {
+	start: number | null;
+	end: number | null;
+	page: number;
+}
 
 export interface PollState extends IDataObject {
 	cursors: Record<string, number>;
 	floors: Record<string, number>;
+	windows: Record<string, ListingWindow>;
 	watch: string[];
 	statuses: Record<string, string>;
 	referenceOrder: string[];
@@ -26,14 +41,19 @@ export function parseWatchKey(key: string): { resource: TransactionResource; ref
 	return { resource, reference: key.slice(separator + 1) };
 }
 
+function record<T>(value: unknown): Record<string, T> {
+	return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, T>) : {};
+}
+
 export function loadState(staticData: IDataObject): PollState {
 	const copy = JSON.parse(JSON.stringify(staticData)) as IDataObject;
 	return {
 		...copy,
-		cursors: copy.cursors && typeof copy.cursors === 'object' ? (copy.cursors as Record<string, number>) : {},
-		floors: copy.floors && typeof copy.floors === 'object' ? (copy.floors as Record<string, number>) : {},
+		cursors: record<number>(copy.cursors),
+		floors: record<number>(copy.floors),
+		windows: record<ListingWindow>(copy.windows),
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
-		statuses: copy.statuses && typeof copy.statuses === 'object' ? (copy.statuses as Record<string, string>) : {},
+		statuses: record<string>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
 	};
 }
@@ -41,15 +61,15 @@ export function loadState(staticData: IDataObject): PollState {
 export function saveState(staticData: IDataObject, state: PollState): void {
 	staticData.cursors = state.cursors;
 	staticData.floors = state.floors;
+	staticData.windows = state.windows;
 	staticData.watch = state.watch;
 	staticData.statuses = state.statuses;
 	staticData.referenceOrder = state.referenceOrder;
 }
 
+/** Adds a PENDING transaction to the watch list. The list is never cut here: the poll checks its size (settings.maxWatched). */
 export function watch(state: PollState, key: string): void {
-	if (state.watch.includes(key)) return;
-	const next = [...state.watch, key];
-	state.watch = next.length > MAX_WATCHED ? next.slice(next.length - MAX_WATCHED) : next;
+	if (!state.watch.includes(key)) state.watch = [...state.watch, key];
 }
 
 export function unwatch(state: PollState, key: string): void {
