@@ -6,9 +6,10 @@ import { channelsFilter, statusesFilter } from '../events/filterFields';
 import type { MoneyEventItem } from '../events/item';
 import { byOccurrence } from './polling/observe';
 import { pollNewTransactions } from './polling/listing';
-import { initialiseResource, newestEvent, recentReversals, recheckWatched, wantsReversals } from './polling/reads';
+import { initialiseResource, newestEvent, recheckWatched } from './polling/reads';
+import { recentReversals, wantsReversals } from './polling/reversals';
 import { DEFAULT_MAX_WATCHED, settingsOf } from './polling/settings';
-import { loadState, saveState } from './polling/state';
+import { forgetStatusesBeyond, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
 
 export class MoneyPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -112,6 +113,7 @@ export class MoneyPollTrigger implements INodeType {
 			}
 		}
 		emitted.push(...(await recheckWatched(this, state, settings, listed)));
+		forgetStatusesBeyond(state, MAX_REMEMBERED_STATUSES + listed.size + settings.maxChecks);
 		if (state.watch.length > settings.maxWatched) {
 			throw new NodeOperationError(
 				this.getNode(),

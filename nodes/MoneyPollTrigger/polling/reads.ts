@@ -2,43 +2,18 @@ import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { itemRoute, listRoute } from '../../api/routes';
-import { LIST_PAGE_SIZE_MAX, REVERSED_STATUS, statusesOf, type TransactionResource } from '../../api/values';
+import { LIST_PAGE_SIZE_MAX, statusesOf, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, envelopeOfReadResponse, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
 import { moneyApiPages, moneyApiRequest } from '../../transport/request';
 import { listPage } from './listing';
+import { recentReversals, wantsReversals } from './reversals';
 import { createdAtMs, eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
-import { parseWatchKey, type PollState, unwatch, watchKey } from './state';
+import { parseWatchKey, type PollState, unwatch } from './state';
 
-/** The API reads of a poll besides the new transactions (listing.ts): first poll, payout reversals, watched pending ones, the manual test. */
-
-export function wantsReversals(settings: PollSettings): boolean {
-	return (
-		settings.resources.includes('payout') &&
-		(settings.filters.statuses.length === 0 || settings.filters.statuses.includes(REVERSED_STATUS))
-	);
-}
-
-/** Reversals of payouts created before the window: the newest page of REVERSED payouts. */
-export async function recentReversals(
-	context: IPollFunctions,
-	state: PollState,
-	settings: PollSettings,
-	listed: Set<string>,
-): Promise<MoneyEventItem[]> {
-	const response = await moneyApiRequest.call(context, 'GET', listRoute('payout'), {
-		qs: { ...listQuery(settings.filters), status: REVERSED_STATUS, page: 1, limit: LIST_PAGE_SIZE_MAX },
-	});
-	const items: MoneyEventItem[] = [];
-	for (const envelope of Array.isArray(response.data) ? (response.data as IDataObject[]) : []) {
-		if (typeof envelope.reference === 'string') listed.add(watchKey('payout', envelope.reference));
-		const item = observe(state, settings, 'payout', envelope);
-		if (item) items.push(item);
-	}
-	return items;
-}
+/** The API reads of a poll besides new transactions (listing.ts) and reversals (reversals.ts): first poll, watched pending ones, the manual test. */
 
 /**
  * First poll for a resource: records the state of what already exists (the newest pages, back to

@@ -21,10 +21,23 @@ export interface ListingWindow extends IDataObject {
 	page: number;
 }
 
+/**
+ * Where the scan of the REVERSED payouts list stands (polling/reversals.ts): the list's total and
+ * the newest updated_at at the end of the last finished scan, and the page and references found
+ * by an unfinished one.
+ */
+export interface ReversalScan extends IDataObject {
+	total: number | null;
+	since: number;
+	page: number;
+	found: string[];
+}
+
 export interface PollState extends IDataObject {
 	cursors: Record<string, number>;
 	floors: Record<string, number>;
 	windows: Record<string, ListingWindow>;
+	reversals?: ReversalScan;
 	watch: string[];
 	statuses: Record<string, string>;
 	referenceOrder: string[];
@@ -52,6 +65,7 @@ export function loadState(staticData: IDataObject): PollState {
 		cursors: record<number>(copy.cursors),
 		floors: record<number>(copy.floors),
 		windows: record<ListingWindow>(copy.windows),
+		reversals: copy.reversals && typeof copy.reversals === 'object' ? (copy.reversals as ReversalScan) : undefined,
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
 		statuses: record<string>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
@@ -62,6 +76,7 @@ export function saveState(staticData: IDataObject, state: PollState): void {
 	staticData.cursors = state.cursors;
 	staticData.floors = state.floors;
 	staticData.windows = state.windows;
+	if (state.reversals) staticData.reversals = state.reversals;
 	staticData.watch = state.watch;
 	staticData.statuses = state.statuses;
 	staticData.referenceOrder = state.referenceOrder;
@@ -70,6 +85,20 @@ export function saveState(staticData: IDataObject, state: PollState): void {
 /** Adds a PENDING transaction to the watch list. The list is never cut here: the poll checks its size (settings.maxWatched). */
 export function watch(state: PollState, key: string): void {
 	if (!state.watch.includes(key)) state.watch = [...state.watch, key];
+}
+
+/**
+ * Statuses are remembered without a bound during a poll (polling/observe.ts); afterwards the least
+ * recently seen are forgotten beyond `keep`, which the poll sets to hold at least everything it
+ * read, so a transaction it reads again next poll (the overlap) is still known.
+ */
+export function forgetStatusesBeyond(state: PollState, keep: number): void {
+	const excess = state.referenceOrder.length - keep;
+	if (excess <= 0) return;
+	const statuses = { ...state.statuses };
+	for (const key of state.referenceOrder.slice(0, excess)) delete statuses[key];
+	state.statuses = statuses;
+	state.referenceOrder = state.referenceOrder.slice(excess);
 }
 
 export function unwatch(state: PollState, key: string): void {

@@ -43,6 +43,29 @@ describe('Money Poll Trigger: nothing skipped silently', () => {
 		expect(late).toHaveLength(30);
 	});
 
+	it('emits once a transaction listed late inside a window already read, and ones the shift repeats', async () => {
+		const trigger = poller({ resource: 'charge', options: { maxPages: 1 } });
+		await trigger.poll();
+		await seedCompleted('charge', 250, 100, 2600);
+		const first = references(await trigger.poll());
+		await seedCompleted('charge', 20, 2300, 2500);
+		const rest = [...references(await trigger.poll()), ...references(await trigger.poll()), ...references(await trigger.poll())];
+		expect(await trigger.poll()).toEqual({ items: null });
+		const all = [...first, ...rest];
+		expect(all).toHaveLength(270);
+		expect(new Set(all).size).toBe(270);
+	});
+
+	it('does not depend on the clock of n8n: an API clock 200 s behind still yields every completion once', async () => {
+		await env.sandbox.control.setClockOffset(-200);
+		const trigger = poller({ resource: 'charge' });
+		await trigger.poll();
+		const created = [await env.api.create('charge'), await env.api.create('charge')];
+		for (const reference of created) await env.sandbox.control.setStatus(reference, 'COMPLETED');
+		expect(references(await trigger.poll()).sort()).toEqual([...created].sort());
+		expect(await trigger.poll()).toEqual({ items: null });
+	});
+
 	it('repeats the catch-up pages of a poll that failed halfway, and skips none', async () => {
 		const trigger = poller({ resource: 'charge', options: { maxPages: 2 } });
 		await trigger.poll();
@@ -99,5 +122,48 @@ describe('Money Poll Trigger: nothing skipped silently', () => {
 		const ledger = await env.sandbox.control.ledger();
 		const newestPayout = ledger.payouts.reduce((a, b) => (b.created_at > a.created_at ? b : a));
 		expect(newest.items.map((item) => item.json.reference)).toEqual([newestPayout.reference]);
+	});
+});
+
+describe('Money Poll Trigger: reversals', () => {
+	const { env, poller } = pollTriggerSetup();
+	const at = (offsetMs: number) => new Date(Date.now() + offsetMs).toISOString();
+	const events = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
+		(outcome.items ?? []).map((item) => `${item.json.event as string} ${item.json.reference as string}`);
+
+	it('emits the reversal of a payout created before the newest 100 reversed payouts', async () => {
+		const old = await env.api.create('payout');
+		await env.sandbox.control.setStatus(old, 'COMPLETED');
+		await env.sandbox.control.seed({ resource: 'payout', count: 120, status: 'REVERSED', createdAtFrom: at(10), createdAtTo: at(300) });
+		await new Promise((resolve) => setTimeout(resolve, 400));
+		const trigger = poller({ resource: 'payout', statuses: ['REVERSED'], options: { overlapSeconds: 0 } });
+		expect(await trigger.poll()).toEqual({ items: null });
+
+		await env.sandbox.control.setStatus(old, 'REVERSED');
+		expect(events(await trigger.poll())).toEqual([`payout.reversed ${old}`]);
+		expect(await trigger.poll()).toEqual({ items: null });
+	});
+
+	it('emits only the final status of a payout that changed twice between polls (COMPLETED then REVERSED)', async () => {
+		const trigger = poller({ resource: 'payout', statuses: [] });
+		await trigger.poll();
+		const payout = await env.api.create('payout');
+		expect(events(await trigger.poll())).toEqual([`payout.pending ${payout}`]);
+		await env.sandbox.control.setStatus(payout, 'COMPLETED');
+		await env.sandbox.control.setStatus(payout, 'REVERSED');
+		expect(events(await trigger.poll())).toEqual([`payout.reversed ${payout}`]);
+		expect(await trigger.poll()).toEqual({ items: null });
+	});
+
+	it('does not emit an old reversal again after its status has left the bounded memory', async () => {
+		await env.sandbox.control.seed({ resource: 'payout', count: 5, status: 'REVERSED', createdAtFrom: at(-5000), createdAtTo: at(-1000) });
+		const trigger = poller({ resource: 'both', statuses: [], options: { maxPages: 30 } });
+		expect(await trigger.poll()).toEqual({ items: null });
+		await env.sandbox.control.seed({ resource: 'charge', count: 2100, status: 'COMPLETED', createdAtFrom: at(100), createdAtTo: at(2200) });
+
+		const flood = events(await trigger.poll());
+		expect(flood).toHaveLength(2100);
+		expect(flood.filter((event) => event.startsWith('payout.'))).toEqual([]);
+		expect(await trigger.poll()).toEqual({ items: null });
 	});
 });
