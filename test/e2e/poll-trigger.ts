@@ -177,7 +177,9 @@ export function build(ctx: E2eContext): CasePart {
 				await activateAndAwaitPoll(ids.watch);
 				const references = await seedBatch('payout', 600, 'PENDING', 'e2e-poll-watch');
 				await pollByActivation(ids.watch);
-				for (const reference of references) await control.setStatus(reference, 'COMPLETED');
+				for (let at = 0; at < references.length; at += 50) {
+					await Promise.all(references.slice(at, at + 50).map((reference) => control.setStatus(reference, 'COMPLETED')));
+				}
 				await pollByActivation(ids.watch);
 				assertEachOnce(await emittedAtLeast(600, ids.watch, 30_000), references, 'COMPLETED');
 				await ctx.api.deactivateWorkflow(ids.watch);
