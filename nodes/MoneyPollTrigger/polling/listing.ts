@@ -3,6 +3,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { listRoute } from '../../api/routes';
 import { LIST_PAGE_SIZE_MAX, type TransactionResource } from '../../api/values';
 import type { MoneyEventItem } from '../../events/item';
+import { lastKnownStatus } from '../../events/memory';
 import { moneyApiPages, type MoneyListPage } from '../../transport/request';
 import { createdAtMs, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
@@ -52,29 +53,36 @@ export async function pollNewTransactions(
 	const cursor = state.cursors[resource];
 	const resumed = state.windows[resource];
 	const window: ListingWindow = resumed
-		? { ...resumed }
-		: { start: cursor > 0 ? cursor - settings.overlapMs : null, end: null, page: 1 };
+		? { ...resumed, recent: { ...(resumed.recent ?? {}) } }
+		: { start: cursor > 0 ? cursor - settings.overlapMs : null, end: null, page: 1, recent: {} };
 	const items: MoneyEventItem[] = [];
 	let newest = cursor;
 	let finished = false;
 	for (let pagesRead = 0; pagesRead < settings.maxPages && !finished; pagesRead++) {
 		const page = await listPage(context, resource, windowQuery(settings, window), window.page);
-		let newestOnPage = 0;
+		const newestOnPage = page.items.reduce((max, envelope) => Math.max(max, createdAtMs(envelope) ?? 0), 0);
+		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + END_MARGIN_MS;
+		const recentFrom = window.end === null ? Number.POSITIVE_INFINITY : window.end - END_MARGIN_MS - settings.overlapMs;
 		for (const envelope of page.items) {
-			newestOnPage = Math.max(newestOnPage, createdAtMs(envelope) ?? 0);
-			if (typeof envelope.reference === 'string') listed.add(watchKey(resource, envelope.reference));
+			const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
+			if (reference) listed.add(watchKey(resource, reference));
 			const item = observe(state, settings, resource, envelope, true);
 			if (item) items.push(item);
+			const known = reference ? lastKnownStatus(state, resource, reference) : undefined;
+			if (reference && known && (createdAtMs(envelope) ?? 0) >= recentFrom) window.recent[reference] = known;
 		}
 		newest = Math.max(newest, newestOnPage);
-		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + END_MARGIN_MS;
 		finished = page.items.length === 0 || page.page >= page.pages;
 		window.page = page.page + 1;
 	}
 	state.cursors = { ...state.cursors, [resource]: newest };
 	const windows = { ...state.windows };
-	if (finished) delete windows[resource];
-	else windows[resource] = window;
+	if (finished) {
+		delete windows[resource];
+		state.recent = { ...state.recent, [resource]: window.recent };
+	} else {
+		windows[resource] = window;
+	}
 	state.windows = windows;
 	if (!finished) {
 		context.logger.info('Money Poll Trigger read its Max Pages; the next poll resumes this window', {

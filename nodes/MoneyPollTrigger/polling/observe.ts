@@ -50,7 +50,7 @@ export function observe(
 	const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
 	const status = statusOfEnvelope(envelope);
 	if (!reference || !status) return null;
-	const previous = lastKnownStatus(state, resource, reference);
+	const previous = lastKnownStatus(state, resource, reference) ?? state.recent[resource]?.[reference];
 	const verdict = judgeTransition(previous, status);
 	if (verdict === 'stale') return null;
 	rememberStatus(state, resource, reference, verdict === 'duplicate' ? (previous as string) : status, Number.POSITIVE_INFINITY);

@@ -19,6 +19,8 @@ export interface ListingWindow extends IDataObject {
 	start: number | null;
 	end: number | null;
 	page: number;
+	/** Status of each transaction read so far created within the overlap of the window's newest. */
+	recent: Record<string, string>;
 }
 
 /**
@@ -37,6 +39,11 @@ export interface PollState extends IDataObject {
 	cursors: Record<string, number>;
 	floors: Record<string, number>;
 	windows: Record<string, ListingWindow>;
+	/**
+	 * Per resource, the `recent` of the last finished window: the transactions the next window
+	 * reads again (its overlap), known whatever the bounded status memory has forgotten since.
+	 */
+	recent: Record<string, Record<string, string>>;
 	reversals?: ReversalScan;
 	watch: string[];
 	statuses: Record<string, string>;
@@ -65,6 +72,7 @@ export function loadState(staticData: IDataObject): PollState {
 		cursors: record<number>(copy.cursors),
 		floors: record<number>(copy.floors),
 		windows: record<ListingWindow>(copy.windows),
+		recent: record<Record<string, string>>(copy.recent),
 		reversals: copy.reversals && typeof copy.reversals === 'object' ? (copy.reversals as ReversalScan) : undefined,
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
 		statuses: record<string>(copy.statuses),
@@ -76,6 +84,7 @@ export function saveState(staticData: IDataObject, state: PollState): void {
 	staticData.cursors = state.cursors;
 	staticData.floors = state.floors;
 	staticData.windows = state.windows;
+	staticData.recent = state.recent;
 	if (state.reversals) staticData.reversals = state.reversals;
 	staticData.watch = state.watch;
 	staticData.statuses = state.statuses;

@@ -66,6 +66,16 @@ describe('Money Poll Trigger: nothing skipped silently', () => {
 		expect(await trigger.poll()).toEqual({ items: null });
 	});
 
+	it('emits none of a 3500-transaction catch-up again when the next window re-reads its overlap', async () => {
+		const trigger = poller({ resource: 'charge', options: { maxPages: 5 } });
+		await trigger.poll();
+		await seedCompleted('charge', 3500, 100, 3600);
+		const all: string[] = [];
+		for (let poll = 0; poll < 16; poll++) all.push(...references(await trigger.poll()));
+		expect(all).toHaveLength(3500);
+		expect(new Set(all).size).toBe(3500);
+	});
+
 	it('repeats the catch-up pages of a poll that failed halfway, and skips none', async () => {
 		const trigger = poller({ resource: 'charge', options: { maxPages: 2 } });
 		await trigger.poll();
