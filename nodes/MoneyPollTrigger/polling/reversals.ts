@@ -13,8 +13,8 @@ import { type PollState, type ReversalScan, watchKey } from './state';
  * created_at, so the reversal of an old payout lands deep in it; its `total` only grows (REVERSED
  * is final). A scan reads the list from page 1 until it has found as many reversals made since the
  * last scan (updated_at after `since`) as the total grew, or the list ends; at Max Pages it resumes
- * next poll. Reversals older than `since` less the overlap are not looked at again, so one whose
- * status has left the bounded memory is not emitted twice.
+ * next poll. A reversal older than `since` less the overlap, of a payout whose status is no longer
+ * in the bounded memory, was handled by an earlier scan: it is not emitted again.
  */
 
 export function wantsReversals(settings: PollSettings): boolean {
@@ -41,9 +41,10 @@ export async function recentReversals(
 			if (typeof envelope.reference !== 'string') continue;
 			const updated = timeMs(envelope, 'updated_at');
 			const unknownTime = updated === null;
-			if (!unknownTime && updated < scan.since - settings.overlapMs) continue;
+			const known = lastKnownStatus(state, 'payout', envelope.reference);
+			if (!unknownTime && updated < scan.since - settings.overlapMs && known === undefined) continue;
 			listed.add(watchKey('payout', envelope.reference));
-			const wasReversed = lastKnownStatus(state, 'payout', envelope.reference) === REVERSED_STATUS;
+			const wasReversed = known === REVERSED_STATUS;
 			if ((unknownTime ? !wasReversed : updated > scan.since) && !scan.found.includes(envelope.reference)) {
 				scan.found.push(envelope.reference);
 			}
