@@ -1,13 +1,15 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { channelsFilter, statusesFilter } from '../events/filterFields';
 import type { MoneyEventItem } from '../events/item';
 import { byOccurrence } from './polling/observe';
-import { initialiseResource, pollNewTransactions, recentReversals, recheckWatched, sample, wantsReversals } from './polling/reads';
-import { settingsOf } from './polling/settings';
-import { loadState, saveState } from './polling/state';
+import { pollNewTransactions } from './polling/listing';
+import { initialiseResource, newestEvent, recheckWatched } from './polling/reads';
+import { recentReversals, wantsReversals } from './polling/reversals';
+import { DEFAULT_MAX_WATCHED, settingsOf } from './polling/settings';
+import { forgetStatusesBeyond, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
 
 export class MoneyPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -52,7 +54,8 @@ export class MoneyPollTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1 },
 						default: 10,
-						description: 'Pages of 100 transactions read per resource and poll',
+						description:
+							'Pages of 100 transactions read per resource and poll. When a poll reaches it, the next poll resumes where it stopped.',
 					},
 					{
 						displayName: 'Max Re-Checks per Poll',
@@ -62,6 +65,15 @@ export class MoneyPollTrigger implements INodeType {
 						default: 50,
 						description:
 							'Pending transactions re-read with Get per poll, to catch those that became final (the least recently checked first)',
+					},
+					{
+						displayName: 'Max Watched Transactions',
+						name: 'maxWatched',
+						type: 'number',
+						typeOptions: { minValue: 1 },
+						default: DEFAULT_MAX_WATCHED,
+						description:
+							'Pending transactions the trigger remembers to report when they become final. Beyond it each poll fails with an error (nothing is skipped) until you raise it.',
 					},
 					{
 						displayName: 'Overlap (Seconds)',
@@ -81,8 +93,8 @@ export class MoneyPollTrigger implements INodeType {
 		const settings = settingsOf(this);
 
 		if (this.getMode() === 'manual') {
-			const found = await sample(this, settings);
-			return found.length > 0 ? [this.helpers.returnJsonArray(found)] : null;
+			const newest = await newestEvent(this, settings);
+			return newest ? [this.helpers.returnJsonArray([newest])] : null;
 		}
 
 		const staticData = this.getWorkflowStaticData('node');
@@ -101,6 +113,17 @@ export class MoneyPollTrigger implements INodeType {
 			}
 		}
 		emitted.push(...(await recheckWatched(this, state, settings, listed)));
+		forgetStatusesBeyond(state, MAX_REMEMBERED_STATUSES + listed.size + settings.maxChecks);
+		if (state.watch.length > settings.maxWatched) {
+			throw new NodeOperationError(
+				this.getNode(),
+				`${state.watch.length} PENDING transactions to watch, more than Max Watched Transactions (${settings.maxWatched})`,
+				{
+					description:
+						"Raise Max Watched Transactions in the trigger's Options (or narrow Resource or Channels). This poll emitted and saved nothing, so no event is lost: the next poll after the change starts from the same point.",
+				},
+			);
+		}
 
 		saveState(staticData, state);
 		if (emitted.length === 0) return null;

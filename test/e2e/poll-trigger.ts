@@ -2,8 +2,11 @@
  * The Money Poll Trigger in a real n8n server at one-minute polls (docs/webhook-memory.md, "The
  * Poll Trigger"): nothing on the first poll, a new completed charge on a later one, PENDING payouts
  * that later fail emitted once when they fail, including one first seen by a poll that emitted
- * nothing (n8n keeps that poll's state only in memory) followed by a restart. Run by scripts/e2e.ts;
- * it waits for real poll ticks, so it takes a few minutes.
+ * nothing (n8n keeps that poll's state only in memory) followed by a restart. Then polls that
+ * cannot read everything at once: Max Pages 1 under 150 completions (resumed, across a restart),
+ * 600 PENDING payouts completed later, and the editor's manual test. Those checks make polls
+ * happen by activation (n8n polls once when it activates a workflow, and saves the trigger's
+ * state after it) rather than waiting for the minute. Run by scripts/e2e.ts.
  */
 
 import { strict as assert } from 'node:assert';
@@ -18,23 +21,37 @@ const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
 	const id = 'e2ePollTrigger';
-	const workflows = [
-		chain(id, 'e2e money poll trigger', [
+	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual' };
+	/** Polls at New Year only: the checks that poll by activation are not disturbed by a minute tick. */
+	const YEARLY = { pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] } };
+	const pollWorkflow = (workflowId: string, name: string, parameters: Record<string, unknown>) =>
+		chain(workflowId, name, [
 			{
 				name: 'Money Poll Trigger',
 				type: TYPES.moneyPollTrigger,
 				typeVersion: 1,
-				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, resource: 'both', statuses: FINAL, channels: [], options: {} },
+				parameters: { pollTimes: { item: [{ mode: 'everyMinute' }] }, channels: [], options: {}, ...parameters },
 				credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL.id, name: CREDENTIAL.name } },
 			},
 			node.set('Polled', { polled: true }, { includeOtherFields: true }),
-		]),
+		]);
+	const workflows = [
+		pollWorkflow(id, 'e2e money poll trigger', { resource: 'both', statuses: FINAL }),
+		pollWorkflow(ids.pages, 'e2e poll trigger, Max Pages 1', { ...YEARLY, resource: 'charge', statuses: ['COMPLETED'], options: { maxPages: 1 } }),
+		pollWorkflow(ids.watch, 'e2e poll trigger, 600 watched', {
+			...YEARLY,
+			resource: 'payout',
+			statuses: ['COMPLETED'],
+			options: { overlapSeconds: 0, maxChecksPerPoll: 1000 },
+		}),
+		pollWorkflow(ids.manual, 'e2e poll trigger, manual test', { resource: 'both', statuses: ['REVERSED'] }),
 	];
 
-	const emitted = async () => {
-		const list = await ctx.api.listExecutions({ workflowId: id, includeData: true, limit: 500 });
+	const emittedBy = async (workflowId: string) => {
+		const list = await ctx.api.listExecutions({ workflowId, includeData: true, limit: 500 });
 		return list.flatMap((execution) => ctx.output(execution, 'Polled') || []);
 	};
+	const emitted = () => emittedBy(id);
 	async function listRequests() {
 		const { requests } = await control.counters();
 		return (requests.get_money_v1_charge_list || 0) + (requests.get_money_v1_payout_list || 0);
@@ -50,15 +67,56 @@ export function build(ctx: E2eContext): CasePart {
 		await sleep(4000);
 	}
 	/** The emitted items once there are at least `count` (an execution shows up a moment after its poll), then a while longer. */
-	async function emittedAtLeast(count: number) {
-		const deadline = Date.now() + 60_000;
-		let items = await emitted();
+	async function emittedAtLeast(count: number, workflowId = id, waitMs = 60_000) {
+		const deadline = Date.now() + waitMs;
+		let items = await emittedBy(workflowId);
 		while (items.length < count && Date.now() < deadline) {
 			await sleep(1000);
-			items = await emitted();
+			items = await emittedBy(workflowId);
 		}
 		await sleep(3000);
-		return await emitted();
+		return await emittedBy(workflowId);
+	}
+	async function apiRequests() {
+		const { requests } = await control.counters();
+		return Object.values(requests).reduce((sum, count) => sum + count, 0);
+	}
+	/** Activates and waits for the poll n8n runs on activation (n8n 2.x activates in the background). */
+	async function activateAndAwaitPoll(workflowId: string) {
+		const before = await apiRequests();
+		// n8n 1.x answers only after the activation poll, which may outlast the client's 30 s.
+		await ctx.api.activateWorkflow(workflowId).catch((error: Error) => {
+			if (error.name !== 'TimeoutError') throw error;
+		});
+		const deadline = Date.now() + 90_000;
+		let last = before;
+		for (;;) {
+			await sleep(2000);
+			const now = await apiRequests();
+			if (now > before && now === last) return;
+			assert.ok(Date.now() < deadline, `no poll within 90 s of activating ${workflowId}`);
+			last = now;
+		}
+	}
+	/** Deactivate and activate again: one more poll, whose state n8n saves. */
+	async function pollByActivation(workflowId: string) {
+		await ctx.api.deactivateWorkflow(workflowId);
+		await activateAndAwaitPoll(workflowId);
+	}
+	/** Seeds `count` transactions created over the next second or so, and returns their references. */
+	async function seedBatch(resource: 'charge' | 'payout', count: number, status: SeedRequest['status'], batch: string) {
+		const from = Date.now() + 500;
+		await control.seed({ resource, count, status, metadata: { batch }, createdAtFrom: new Date(from).toISOString(), createdAtTo: new Date(from + count * 10).toISOString() });
+		const ledger = await control.ledger();
+		return (resource === 'charge' ? ledger.charges : ledger.payouts).filter((entry) => entry.metadata?.batch === batch).map((entry) => entry.reference);
+	}
+	/** Each of `references` emitted exactly once with `status` (other transactions may be emitted too). */
+	function assertEachOnce(items: Array<Record<string, unknown>>, references: string[], status: string) {
+		const counts = new Map<string, number>();
+		for (const item of items) if (statusOf(item) === status) counts.set(referenceOf(item) as string, (counts.get(referenceOf(item) as string) ?? 0) + 1);
+		const missing = references.filter((reference) => !counts.has(reference));
+		const twice = references.filter((reference) => (counts.get(reference) ?? 0) > 1);
+		assert.deepEqual({ missing: missing.length, twice: twice.length }, { missing: 0, twice: 0 }, `${references.length - missing.length} of ${references.length} emitted; missing e.g. ${missing.slice(0, 3)}, twice e.g. ${twice.slice(0, 3)}`);
 	}
 	async function newest(resource: 'charge' | 'payout', status: SeedRequest['status']): Promise<string> {
 		await control.seed({ resource, count: 1, status, createdAtFrom: new Date().toISOString(), createdAtTo: new Date().toISOString() });
@@ -99,6 +157,53 @@ export function build(ctx: E2eContext): CasePart {
 				const failed = items.filter((item) => statusOf(item) === 'FAILED').map(referenceOf);
 				assert.deepEqual(failed.sort(), [state.firstPayout, state.quietPayout].sort(), JSON.stringify(items.map((item) => [referenceOf(item), statusOf(item)])));
 				assert.equal(items.length, 3, 'an event was emitted twice');
+				await ctx.api.deactivateWorkflow(id);
+			},
+		},
+		{
+			name: 'Money Poll Trigger: at Max Pages 1, 150 completions between two polls are each emitted once, resumed across a restart',
+			async fn() {
+				await activateAndAwaitPoll(ids.pages);
+				const references = await seedBatch('charge', 150, 'COMPLETED', 'e2e-poll-pages');
+				await pollByActivation(ids.pages);
+				assert.equal((await emittedAtLeast(100, ids.pages)).length, 100, 'the first poll after the completions read more than one page');
+				await ctx.restartN8n();
+				const items = await emittedAtLeast(150, ids.pages, 30_000);
+				assertEachOnce(items, references, 'COMPLETED');
+				await ctx.api.deactivateWorkflow(ids.pages);
+			},
+		},
+		{
+			name: 'Money Poll Trigger: 600 PENDING payouts completed later are each emitted once (the watch list drops none)',
+			async fn() {
+				await control.setWebhook(null);
+				await activateAndAwaitPoll(ids.watch);
+				const references = await seedBatch('payout', 600, 'PENDING', 'e2e-poll-watch');
+				await pollByActivation(ids.watch);
+				for (let at = 0; at < references.length; at += 50) {
+					await Promise.all(references.slice(at, at + 50).map((reference) => control.setStatus(reference, 'COMPLETED')));
+				}
+				await pollByActivation(ids.watch);
+				assertEachOnce(await emittedAtLeast(600, ids.watch, 30_000), references, 'COMPLETED');
+				await ctx.api.deactivateWorkflow(ids.watch);
+			},
+		},
+		{
+			name: "Money Poll Trigger: the editor's manual test returns the newest matching event, also under newer ones that do not match",
+			async fn() {
+				const [reversed] = await seedBatch('payout', 1, 'COMPLETED', 'e2e-poll-manual');
+				await control.setStatus(reversed, 'REVERSED');
+				await seedBatch('payout', 30, 'COMPLETED', 'e2e-poll-manual-newer');
+				const workflow = await ctx.session.request('GET', `/rest/workflows/${ids.manual}`);
+				const run = await ctx.session.request('POST', `/rest/workflows/${ids.manual}/run`, {
+					workflowData: workflow.json.data,
+					triggerToStartFrom: { name: 'Money Poll Trigger' },
+				});
+				assert.equal(run.status, 200, `manual run answered HTTP ${run.status}: ${run.text.slice(0, 300)}`);
+				const [execution] = await ctx.api.waitForExecutions(ids.manual, (executions) => executions.length > 0, { timeoutMs: 30_000 });
+				const full = await ctx.api.getExecution(execution.id);
+				const items = (ctx.output(full, 'Money Poll Trigger') || []).map((item) => [item.event, referenceOf(item)]);
+				assert.deepEqual(items, [['payout.reversed', reversed]], `execution ${execution.status}: ${JSON.stringify(items)}`);
 			},
 		},
 	];

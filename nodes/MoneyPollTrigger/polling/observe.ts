@@ -7,14 +7,19 @@ import { buildEventItem, type MoneyEventItem } from '../../events/item';
 import { lastKnownStatus, rememberStatus } from '../../events/memory';
 import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
 import type { PollSettings } from './settings';
-import { MAX_REMEMBERED_STATUSES, type PollState, unwatch, watch, watchKey } from './state';
+import { type PollState, unwatch, watch, watchKey } from './state';
 
 /** One transaction as a poll sees it: what to remember and whether it is an event to emit. */
 
-export function createdAtMs(envelope: IDataObject): number | null {
-	if (typeof envelope.created_at !== 'string') return null;
-	const ms = Date.parse(envelope.created_at);
+export function timeMs(envelope: IDataObject, field: 'created_at' | 'updated_at'): number | null {
+	const value = envelope[field];
+	if (typeof value !== 'string') return null;
+	const ms = Date.parse(value);
 	return Number.isNaN(ms) ? null : ms;
+}
+
+export function createdAtMs(envelope: IDataObject): number | null {
+	return timeMs(envelope, 'created_at');
 }
 
 export function eventItem(resource: TransactionResource, envelope: IDataObject, status: string): MoneyEventItem {
@@ -45,10 +50,10 @@ export function observe(
 	const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
 	const status = statusOfEnvelope(envelope);
 	if (!reference || !status) return null;
-	const previous = lastKnownStatus(state, resource, reference);
+	const previous = lastKnownStatus(state, resource, reference) ?? state.recent[resource]?.[reference];
 	const verdict = judgeTransition(previous, status);
 	if (verdict === 'stale') return null;
-	rememberStatus(state, resource, reference, verdict === 'duplicate' ? (previous as string) : status, MAX_REMEMBERED_STATUSES);
+	rememberStatus(state, resource, reference, verdict === 'duplicate' ? (previous as string) : status, Number.POSITIVE_INFINITY);
 	const key = watchKey(resource, reference);
 	if (isFinalStatus(status)) unwatch(state, key);
 	else watch(state, key);

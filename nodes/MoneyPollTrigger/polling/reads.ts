@@ -2,45 +2,18 @@ import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { itemRoute, listRoute } from '../../api/routes';
-import { REVERSED_STATUS, type TransactionResource } from '../../api/values';
+import { LIST_PAGE_SIZE_MAX, statusesOf, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, envelopeOfReadResponse, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
 import { moneyApiPages, moneyApiRequest } from '../../transport/request';
-import { byOccurrence, createdAtMs, eventItem, observe } from './observe';
+import { listPage } from './listing';
+import { recentReversals, wantsReversals } from './reversals';
+import { createdAtMs, eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
-import { parseWatchKey, type PollState, unwatch, watchKey } from './state';
+import { parseWatchKey, type PollState, unwatch } from './state';
 
-/** The API reads of a poll: first poll, new transactions, payout reversals, watched pending ones, the manual sample. */
-
-const PAGE_SIZE = 100;
-const SAMPLE_PAGE_SIZE = 20;
-
-export function wantsReversals(settings: PollSettings): boolean {
-	return (
-		settings.resources.includes('payout') &&
-		(settings.filters.statuses.length === 0 || settings.filters.statuses.includes(REVERSED_STATUS))
-	);
-}
-
-/** Reversals of payouts created before the window: the newest page of REVERSED payouts. */
-export async function recentReversals(
-	context: IPollFunctions,
-	state: PollState,
-	settings: PollSettings,
-	listed: Set<string>,
-): Promise<MoneyEventItem[]> {
-	const response = await moneyApiRequest.call(context, 'GET', listRoute('payout'), {
-		qs: { ...listQuery(settings.filters), status: REVERSED_STATUS, page: 1, limit: PAGE_SIZE },
-	});
-	const items: MoneyEventItem[] = [];
-	for (const envelope of Array.isArray(response.data) ? (response.data as IDataObject[]) : []) {
-		if (typeof envelope.reference === 'string') listed.add(watchKey('payout', envelope.reference));
-		const item = observe(state, settings, 'payout', envelope);
-		if (item) items.push(item);
-	}
-	return items;
-}
+/** The API reads of a poll besides new transactions (listing.ts) and reversals (reversals.ts): first poll, watched pending ones, the manual test. */
 
 /**
  * First poll for a resource: records the state of what already exists (the newest pages, back to
@@ -56,7 +29,7 @@ export async function initialiseResource(
 	let pagesRead = 0;
 	let windowCovered = false;
 	for await (const page of moneyApiPages.call(context, listRoute(resource), listQuery(settings.filters), {
-		pageSize: PAGE_SIZE,
+		pageSize: LIST_PAGE_SIZE_MAX,
 	})) {
 		pagesRead++;
 		for (const envelope of page.items) {
@@ -70,40 +43,6 @@ export async function initialiseResource(
 	state.cursors = { ...state.cursors, [resource]: newest };
 	state.floors = { ...state.floors, [resource]: newest };
 	if (resource === 'payout' && wantsReversals(settings)) await recentReversals(context, state, settings, new Set());
-}
-
-export async function pollNewTransactions(
-	context: IPollFunctions,
-	state: PollState,
-	settings: PollSettings,
-	resource: TransactionResource,
-	listed: Set<string>,
-): Promise<MoneyEventItem[]> {
-	const cursor = state.cursors[resource];
-	const qs = listQuery(settings.filters);
-	if (cursor > 0) qs.start_date = new Date(Math.max(0, cursor - settings.overlapMs)).toISOString();
-	const items: MoneyEventItem[] = [];
-	let newest = cursor;
-	let pagesRead = 0;
-	for await (const page of moneyApiPages.call(context, listRoute(resource), qs, { pageSize: PAGE_SIZE })) {
-		pagesRead++;
-		for (const envelope of page.items) {
-			newest = Math.max(newest, createdAtMs(envelope) ?? 0);
-			if (typeof envelope.reference === 'string') listed.add(watchKey(resource, envelope.reference));
-			const item = observe(state, settings, resource, envelope, true);
-			if (item) items.push(item);
-		}
-		if (pagesRead >= settings.maxPages && page.page < page.pages) {
-			context.logger.warn('Money Poll Trigger read its page limit; older transactions of this window were skipped', {
-				resource,
-				pages: page.pages,
-				maxPages: settings.maxPages,
-			});
-			break;
-		}
-	}
-	state.cursors = { ...state.cursors, [resource]: newest };
-	return items;
 }
 
 export async function recheckWatched(
@@ -140,21 +79,35 @@ export async function recheckWatched(
 	return items;
 }
 
-export async function sample(context: IPollFunctions, settings: PollSettings): Promise<MoneyEventItem[]> {
-	const found: MoneyEventItem[] = [];
+/**
+ * The manual test (the editor's Fetch Test Event): the newest transaction that passes the filters,
+ * whether or not a poll emitted it already, as n8n's own polling triggers answer a manual run.
+ * Polling state is not read or changed. Each selected status is listed with the API's status
+ * filter, so a rare status is found even under many newer transactions.
+ */
+export async function newestEvent(context: IPollFunctions, settings: PollSettings): Promise<MoneyEventItem | null> {
+	let newest: { resource: TransactionResource; envelope: IDataObject; status: string; created: number } | null = null;
 	for (const resource of settings.resources) {
-		const response = await moneyApiRequest.call(context, 'GET', listRoute(resource), {
-			qs: { ...listQuery(settings.filters), page: 1, limit: SAMPLE_PAGE_SIZE },
-		});
-		const envelopes = Array.isArray(response.data) ? (response.data as IDataObject[]) : [];
-		const match = envelopes.find((envelope) => {
-			const status = statusOfEnvelope(envelope);
-			return (
-				status !== null &&
-				passesFilters(settings.filters, { resource, status, channel: channelOfEnvelope(envelope) })
-			);
-		});
-		if (match) found.push(eventItem(resource, match, statusOfEnvelope(match) as string));
+		const wanted = settings.filters.statuses.filter((status) => (statusesOf(resource) as readonly string[]).includes(status));
+		if (settings.filters.statuses.length > 0 && wanted.length === 0) continue;
+		for (const status of wanted.length > 0 ? wanted : [undefined]) {
+			const qs: IDataObject = { ...listQuery(settings.filters), ...(status ? { status } : {}) };
+			for (let page = 1; page <= settings.maxPages; page++) {
+				const { items, pages } = await listPage(context, resource, qs, page);
+				const match = items.find((envelope) => {
+					const found = statusOfEnvelope(envelope);
+					return found !== null && passesFilters(settings.filters, { resource, status: found, channel: channelOfEnvelope(envelope) });
+				});
+				if (match) {
+					const created = createdAtMs(match) ?? 0;
+					if (!newest || created > newest.created) {
+						newest = { resource, envelope: match, status: statusOfEnvelope(match) as string, created };
+					}
+					break;
+				}
+				if (items.length === 0 || page >= pages) break;
+			}
+		}
 	}
-	return found.sort(byOccurrence);
+	return newest ? eventItem(newest.resource, newest.envelope, newest.status) : null;
 }

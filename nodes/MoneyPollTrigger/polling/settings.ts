@@ -11,7 +11,10 @@ export interface PollSettings {
 	overlapMs: number;
 	maxPages: number;
 	maxChecks: number;
+	maxWatched: number;
 }
+
+export const DEFAULT_MAX_WATCHED = 5000;
 
 export function listQuery(filters: EventFilters): IDataObject {
 	return filters.channels.length === 1 ? { channel: filters.channels[0] } : {};
@@ -34,5 +37,6 @@ export function settingsOf(context: IPollFunctions): PollSettings {
 		overlapMs: number(options.overlapSeconds, 120, 0) * 1000,
 		maxPages: number(options.maxPages, 10, 1),
 		maxChecks: number(options.maxChecksPerPoll, 50, 0),
+		maxWatched: number(options.maxWatched, DEFAULT_MAX_WATCHED, 1),
 	};
 }

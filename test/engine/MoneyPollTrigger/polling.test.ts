@@ -1,10 +1,7 @@
-import type { INodeParameters } from 'n8n-workflow';
-
 import type { Sandbox } from '../../../sandbox';
-import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../../harness/engine';
-import { PollHarness } from '../../harness/poll';
 import { findSecrets } from '../../harness/secrets';
-import { ApiTestClient, startTestSandbox } from '../../sandbox/helpers';
+import type { ApiTestClient } from '../../sandbox/helpers';
+import { pollTriggerSetup } from './support';
 
 const ITEM_KEYS = [
 	'amount',
@@ -23,31 +20,13 @@ const ITEM_KEYS = [
 ];
 
 describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () => {
-	let engine: Engine;
+	const { env, poller, requestsTo } = pollTriggerSetup();
 	let sandbox: Sandbox;
 	let api: ApiTestClient;
 
-	beforeAll(async () => {
-		engine = await loadEngine();
+	beforeEach(() => {
+		({ sandbox, api } = env);
 	});
-
-	beforeEach(async () => {
-		sandbox = await startTestSandbox({ finalizeAfterMs: null });
-		api = new ApiTestClient(sandbox);
-		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
-	});
-
-	afterEach(async () => {
-		await sandbox.close();
-	});
-
-	function poller(parameters: INodeParameters = {}): PollHarness {
-		return new PollHarness(engine, { parameters });
-	}
-
-	async function requestsTo(slug: string): Promise<number> {
-		return (await sandbox.control.counters()).requests[slug] ?? 0;
-	}
 
 	it('emits nothing on the first poll (no history flood), then a completed charge on the next, once', async () => {
 		await sandbox.control.seed({ resource: 'charge', count: 150, status: 'COMPLETED' });

@@ -17,6 +17,6 @@ describe('Money Poll Trigger description', () => {
 		expect(parameter(properties, 'resource').default).toBe('both');
 		expect(parameter(properties, 'statuses').default).toEqual(['CANCELLED', 'COMPLETED', 'FAILED', 'REVERSED']);
 		const options = parameter(properties, 'options').options as INodeProperties[];
-		expect(options.map((option) => option.name).sort()).toEqual(['maxChecksPerPoll', 'maxPages', 'overlapSeconds']);
+		expect(options.map((option) => option.name).sort()).toEqual(['maxChecksPerPoll', 'maxPages', 'maxWatched', 'overlapSeconds']);
 	});
 });
