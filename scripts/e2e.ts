@@ -19,10 +19,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import * as cancel from '../test/e2e/cancel';
 import * as cases from '../test/e2e/cases';
 import type { E2eContext } from '../test/e2e/case-setup';
+import * as crashShapes from '../test/e2e/crash-shapes';
+import * as manualRuns from '../test/e2e/manual-runs';
 import * as pollTrigger from '../test/e2e/poll-trigger';
 import * as reruns from '../test/e2e/reruns';
+import * as subWorkflows from '../test/e2e/sub-workflows';
 import * as triggerMemory from '../test/e2e/trigger-memory';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
 import * as rt from './n8n';
@@ -45,7 +49,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [cases, reruns, triggerMemory, pollTrigger];
+const CASE_MODULES = [cases, reruns, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, pollTrigger];
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
 
 async function main(): Promise<number> {
@@ -125,7 +129,8 @@ async function main(): Promise<number> {
 		const workflows = built.flatMap((part) => part.workflows);
 		const allChecks = built.flatMap((part) => part.checks);
 		const checks = [...allChecks.filter((check) => !check.runLast), ...allChecks.filter((check) => check.runLast)];
-		const credentials = built.flatMap((part) => part.credentials || []);
+		// One import per credential id: case files may share one (test/e2e/rerun-tools.ts).
+		const credentials = [...new Map(built.flatMap((part) => part.credentials || []).map((cred) => [cred.id, cred])).values()];
 		if (credentials.length > 0) await rt.importJson('import:credentials', credentials, { env: n8n.env });
 		await rt.importJson('import:workflow', workflows, { env: n8n.env });
 		say(`# imported ${1 + credentials.length} credentials and ${workflows.length} workflows; running ${checks.length} checks`);

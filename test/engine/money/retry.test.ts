@@ -168,4 +168,18 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		const manual = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 76_002]), mode: 'manual' });
 		expect(manual.error()).toBeUndefined();
 	});
+
+	it('in a sub-workflow (mode integrated) refuses a create without a Business Reference, before any request, and sends one with it', async () => {
+		const money = moneyNode({ parameters: createParameters('payout') as never });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		const before = (await env.sb.control.counters()).requests.post_money_v1_payout ?? 0;
+		const refused = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 77_001]), mode: 'integrated' });
+		expect(refused.error()?.message).toContain('rule "Sub-workflows need a Business Reference"');
+		expect((await env.sb.control.counters()).requests.post_money_v1_payout ?? 0).toBe(before);
+
+		const referenced = moneyNode({ parameters: { ...createParameters('payout'), businessReference: 'order-77002' } as never });
+		const second = buildWorkflow(env.engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
+		const sent = await runWorkflow(env.engine, second, { items: rows(['GM-1002', 77_002]), mode: 'integrated' });
+		expect(moneyItems(sent)[0].outcome).toBe('created');
+	});
 });
