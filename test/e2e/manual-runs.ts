@@ -40,7 +40,7 @@ export function build(ctx: E2eContext): CasePart {
 			const current = await ctx.api.getExecution(executionId, true);
 			return ['success', 'error', 'crashed', 'canceled'].includes(current.status) ? current : undefined;
 		});
-		assert.equal(execution.status, 'success', JSON.stringify(execution.data && execution.data.resultData.error).slice(0, 300));
+		assert.equal(execution.status, 'success', String(JSON.stringify(execution.data && execution.data.resultData.error)).slice(0, 300));
 		assert.equal(execution.mode, 'manual');
 		return ctx.output(execution, PAY) || [];
 	}
