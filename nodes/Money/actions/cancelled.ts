@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, NodeOperationError } from 'n8n-workflow';
 
 import { cancelledError } from '../../transport/cancellation';
 import type { NodeError } from '../../transport/errors';
@@ -33,4 +33,13 @@ export function endCancelledRun(
 	announce(context, summary);
 	if (!context.continueOnFail()) throw cancelledError(node, summary, { attempted: notSent.length < total });
 	return [results.flat() as INodeExecutionData[]];
+}
+
+/**
+ * n8n starts no node after a stop, except the same node again when it failed and has Retry On
+ * Fail (its tries do not look at the stop). Such a run sends nothing, and says nothing about the
+ * items: an earlier try may have sent some, and its items are what they were.
+ */
+export function cancelledBeforeStart(node: INode): NodeOperationError {
+	return cancelledError(node, 'The execution was cancelled before this run of the node began; nothing was sent in it (with Retry On Fail, an earlier try may have sent items)', { attempted: true });
 }

@@ -5,7 +5,7 @@ import { cancelSignalOf, isCancellation } from '../../transport/cancellation';
 import { asNodeError, type NodeError } from '../../transport/errors';
 import { replaysLostRun } from '../helpers/crashRecovery';
 import * as account from './account';
-import { endCancelledRun } from './cancelled';
+import { cancelledBeforeStart, endCancelledRun } from './cancelled';
 import * as charge from './charge';
 import { createOperationContext } from './context';
 import * as payout from './payout';
@@ -78,6 +78,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 
 	const context = createOperationContext(this);
 	const signal = cancelSignalOf(this);
+	if (signal?.aborted) throw cancelledBeforeStart(node);
 	// Before anything can be sent or fail: a later Retry reads in the node's context that this run began.
 	if (operation === 'create') replaysLostRun(this);
 	if ('executeBatch' in handler) {

@@ -32,7 +32,12 @@ async function until(condition: () => Promise<boolean>): Promise<void> {
 }
 
 /** A payout run of `count` rows, stopped once `stopWhen` holds; what the node returned and what the API got. */
-async function stoppedRun(count: number, options: IDataObject, stopWhen: (sentBefore: number) => Promise<boolean>, extra: { credentialId?: string; continueOnFail?: boolean } = {}) {
+async function stoppedRun(
+	count: number,
+	options: IDataObject,
+	stopWhen: (sentBefore: number) => Promise<boolean>,
+	extra: { credentialId?: string; continueOnFail?: boolean; retryOnFail?: boolean } = {},
+) {
 	const sentBefore = await payoutRequests();
 	let stopped: Promise<void> | undefined;
 	const started = Date.now();
@@ -50,7 +55,7 @@ async function stoppedRun(count: number, options: IDataObject, stopWhen: (sentBe
 		} as never,
 		items: Array.from({ length: count }, (_, index) => ({ json: { amount: 1000 + index } })),
 		credentialId: extra.credentialId,
-		settings: extra.continueOnFail === false ? undefined : CONTINUE,
+		settings: extra.retryOnFail ? { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 } : extra.continueOnFail === false ? undefined : CONTINUE,
 		mode: 'trigger',
 		onStart: (stop) => {
 			stopped = until(() => stopWhen(sentBefore)).then(stop);
@@ -83,6 +88,13 @@ describe('a cancelled execution stops the money', () => {
 		expect(sent).toBe(2);
 		const taskError = result.run.data.resultData.runData.Money?.[0]?.error;
 		expect(taskError?.message).toBe('Money payout run: the execution was cancelled; 3 of 5 items not sent (items 3-5)');
+	});
+
+	it('with Retry On Fail, the tries n8n makes after the stop send nothing and do not rewrite what was sent', async () => {
+		const { result, sent } = await stoppedRun(5, { maxRetries: 0 }, afterMs(200, sentAtLeast(2)), { credentialId: SLOW, retryOnFail: true });
+		expect(sent).toBe(2);
+		const taskError = result.run.data.resultData.runData.Money?.[0]?.error;
+		expect(taskError?.message).toContain('cancelled before this run of the node began; nothing was sent in it');
 	});
 
 	it('during the wait for a final status: the payout made stays a success item that says the wait was cancelled, the next is not sent', async () => {

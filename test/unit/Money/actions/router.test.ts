@@ -138,6 +138,17 @@ describe('Money router in a cancelled execution', () => {
 		expect(logged).toEqual(['Money payout run: the execution was cancelled; 1 of 2 items not sent (item 2); cut off while under way, may have reached the API: item 1']);
 	});
 
+	it('a run begun after the stop (a Retry On Fail try) sends nothing and claims nothing about the items', async () => {
+		const controller = new AbortController();
+		controller.abort();
+		const spy = jest.spyOn(payout.create, 'execute');
+		await expect(router.call(execution('payout', 'create', 3, 1, { signal: controller.signal, continueOnFail: true }))).rejects.toMatchObject({
+			message: expect.stringContaining('before this run of the node began; nothing was sent in it'),
+			context: { cancelled: true },
+		});
+		expect(spy).not.toHaveBeenCalled();
+	});
+
 	it('starts no further concurrent get once cancelled', async () => {
 		const controller = new AbortController();
 		const spy = jest.spyOn(charge.get, 'execute').mockImplementation(async (itemIndex: number) => {
