@@ -90,7 +90,7 @@ describe('chaos: a stopped execution moves no money it says it did not', () => {
 				await Promise.all(
 					RESOURCES.map(async (resource) => {
 						for (const batch of chunk(ordersOf[resource], BATCH)) {
-							const outputs = await runStopped(engine, resource, batch, Math.floor(random() * 1500), '={{ $json.orderId }}');
+							const outputs = await runStopped(engine, resource, batch, Math.floor(random() * 800), '={{ $json.orderId }}');
 							figures.stoppedRuns++;
 							// With ten retries a fault never fails an item here: each is a success or says the stop ended it.
 							expect(outputs.filter((output) => output?.success !== true && output?.cancelled !== true)).toEqual([]);
