@@ -50,6 +50,18 @@ try {
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
 const CASE_MODULES = [cases, reruns, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, pollTrigger];
+/**
+ * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
+ * and log line, and the default 4-digit one turns up by chance inside random hex references.
+ */
+const SANDBOX_PIN = '90817263';
+
+function sandboxConfigFile(folder: string): string {
+	const file = path.join(folder, 'sandbox-config.json');
+	fs.writeFileSync(file, JSON.stringify({ clients: [{ pin: SANDBOX_PIN }, {}] }));
+	return file;
+}
+
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
 
 async function main(): Promise<number> {
@@ -76,7 +88,7 @@ async function main(): Promise<number> {
 	try {
 		say('# starting the sandbox and n8n...');
 		const [sandbox, n8n] = await Promise.all([
-			startSandbox({ repoDir: REPO, logFile: path.join(userFolder, 'sandbox.log') }),
+			startSandbox({ repoDir: REPO, logFile: path.join(userFolder, 'sandbox.log'), args: ['--config', sandboxConfigFile(userFolder)] }),
 			rt.startN8n({ userFolder, owner: OWNER }),
 		]);
 		resources.sandbox = sandbox;
