@@ -9,13 +9,13 @@ import type {
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { LIST_PAGE_SIZE_MAX } from '../api/values';
+import { cancelledError, cancelSignalOf, waitUnlessCancelled } from './cancellation';
 import { moneyApiError, redactFailure, type MoneyApiFailure } from './errors';
 import { failureFromResponse, failureFromThrown, type FullResponse, isObject, parseBody } from './failures';
 import {
 	DEFAULT_RETRY_POLICY,
 	DEFAULT_TIMEOUT_MS,
 	isRetryableStatus,
-	pauseUnlessCancelled,
 	retryDelayMs,
 	type RetryPolicy,
 } from './retry';
@@ -33,15 +33,12 @@ export interface MoneyApiRequestOptions {
 	redact?: Array<string | undefined>;
 }
 
-function cancelSignalOf(context: MoneyApiContext): AbortSignal | undefined {
-	return 'getExecutionCancelSignal' in context ? context.getExecutionCancelSignal() : undefined;
-}
-
 /**
  * The one way the pack calls the Money API. The credential signs each attempt; the node never
  * touches auth headers. Retries 429, 502, 503, 504 and lost connections with backoff, resending
  * the same headers (idempotency key included) and the same body, so a create moves money once.
- * A 401 is left to n8n, which refreshes the token and resends once.
+ * A 401 is left to n8n, which refreshes the token and resends once. Nothing is sent, first attempt
+ * or resend, once the execution is cancelled.
  */
 export async function moneyApiRequest(
 	this: MoneyApiContext,
@@ -76,6 +73,11 @@ export async function moneyApiCall(
 	let attempt = 0;
 	let unansweredAttempts = 0;
 	for (;;) {
+		if (signal?.aborted) {
+			throw attempt === 0
+				? cancelledError(this.getNode(), 'The execution was cancelled; this request was not sent', { itemIndex: options.itemIndex, attempted: false })
+				: cancelledError(this.getNode(), `The execution was cancelled before this request was sent again (${attempt} attempt${attempt > 1 ? 's' : ''} went out)`, { itemIndex: options.itemIndex, attempted: true });
+		}
 		const requestOptions: IHttpRequestOptions = {
 			method,
 			url: route,
@@ -103,12 +105,15 @@ export async function moneyApiCall(
 			failure = failureFromResponse(response.statusCode, response.body, response.headers);
 			retryable = isRetryableStatus(response.statusCode);
 		} catch (error) {
+			if (signal?.aborted) {
+				throw cancelledError(this.getNode(), 'The execution was cancelled while this request was under way; it may have reached the Money API', { itemIndex: options.itemIndex, attempted: true });
+			}
 			({ failure, retryable } = failureFromThrown(error));
 		}
 
 		failure.attempts = attempt + 1;
 		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
-		const waitMs = retryable && !signal?.aborted ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
+		const waitMs = retryable ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
 			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
 			// A create whose call failed after an unanswered attempt may have been carried out all the same.
@@ -123,7 +128,7 @@ export async function moneyApiCall(
 			attempt: attempt + 1,
 			waitMs,
 		});
-		await pauseUnlessCancelled(waitMs, signal);
+		await waitUnlessCancelled(waitMs, signal);
 		attempt++;
 	}
 }

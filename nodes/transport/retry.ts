@@ -1,5 +1,3 @@
-import { sleep } from 'n8n-workflow';
-
 /** When a failed call is sent again, and how long to wait first. */
 
 export interface RetryPolicy {
@@ -70,20 +68,4 @@ export function retryDelayMs(
 	const backoff = Math.round(ceiling / 2 + random() * (ceiling / 2));
 	if (retryAfterSeconds === undefined) return backoff;
 	return Math.max(backoff, Math.ceil(retryAfterSeconds * 1000));
-}
-
-/**
- * Waits, then stops when the execution was cancelled meanwhile. n8n 1.x's `sleep` ignores the
- * signal and resolves at the end of the wait: without this check a cancelled execution would still
- * send its next attempt (a create included). On 2.x `sleep` itself rejects at once.
- */
-export async function pauseUnlessCancelled(
-	ms: number,
-	signal: AbortSignal | undefined,
-	wait: (ms: number, signal?: AbortSignal) => Promise<void> = sleep,
-): Promise<void> {
-	await wait(ms, signal);
-	if (signal?.aborted) {
-		throw signal.reason instanceof Error ? signal.reason : new Error('The execution was cancelled; nothing more was sent');
-	}
 }

@@ -11,19 +11,12 @@ import * as crypto from 'node:crypto';
 
 import type { Execution } from '../../scripts/n8n';
 import { BENEFICIARY, keyedWorkflows, OTHER_BENEFICIARY, PAYER, type CasePart, type Check, type E2eContext } from './case-setup';
-import { money, node, TYPES, type WorkflowNode } from './workflows';
+import { outcomes, rerunTools, rowNodes } from './rerun-tools';
+import { money, node, type WorkflowNode } from './workflows';
 
 const OTHER_PAYER = 'GM-1003';
 const UNKNOWN_PAYER = 'GM-0404';
 const NO_RETRIES = { maxRetries: 0 };
-
-/** A Set node holding the rows and a Split Out node making one item per row, as the examples do. */
-function rowNodes(rows: unknown[]): WorkflowNode[] {
-	return [
-		{ name: 'Rows', type: TYPES.set, typeVersion: 3.4, parameters: { mode: 'raw', jsonOutput: JSON.stringify({ rows }), options: {} } },
-		{ name: 'One item per row', type: 'n8n-nodes-base.splitOut', typeVersion: 1, parameters: { fieldToSplitOut: 'rows', options: {} } },
-	];
-}
 
 function mapped(resource: string, extra = {}) {
 	return money.create(resource, { amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', options: NO_RETRIES, ...extra });
@@ -101,11 +94,7 @@ export function build(ctx: E2eContext): CasePart {
 		...killRuns.map((run) => run.workflow),
 	];
 
-	async function ledgerRows(resource: string, amounts: number[]) {
-		const ledger = await control.ledger();
-		const entries = resource === 'charge' ? ledger.charges : ledger.payouts;
-		return entries.filter((entry) => amounts.includes(Math.abs(entry.amount.value)));
-	}
+	const { ledgerRows } = rerunTools(ctx);
 
 	async function assertEachKeyOnce(rows: Array<{ idempotency_key: string | null }>): Promise<void> {
 		const counters = await control.counters();
@@ -125,8 +114,6 @@ export function build(ctx: E2eContext): CasePart {
 		const execution = await ctx.api.getExecution(retriedId, true);
 		return { execution, output: (name: string) => ctx.output(execution, name) || [] };
 	}
-
-	const outcomes = (items: any[]) => items.map((item) => item.outcome);
 
 	const checks: Check[] = [
 		{

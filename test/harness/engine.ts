@@ -167,6 +167,13 @@ export interface RunOptions {
 	executionId?: string;
 	/** Receives what nodes send to the editor (`sendMessageToUI`, manual mode only), as the n8n server's push would. */
 	sendDataToUI?: (type: string, data: IDataObject | IDataObject[]) => void;
+	/**
+	 * Called as the execution starts with a function that stops it, as the editor's Stop and
+	 * `POST /rest/executions/:id/stop` do (n8n-core's cancel: the signal aborts, the node runs on).
+	 * The result then holds what the node returned after the stop, which n8n's server does not
+	 * save (it records the execution as it was when stopped) but shows in the editor.
+	 */
+	onStart?: (stop: () => void) => void;
 }
 
 export interface RunResult {
@@ -195,7 +202,7 @@ export async function runWorkflow(
 			],
 		},
 	});
-	return await executeRunData(engine, workflow, runExecutionData, options.mode ?? 'manual', options.executionId, options.sendDataToUI);
+	return await executeRunData(engine, workflow, runExecutionData, options.mode ?? 'manual', options.executionId, options);
 }
 
 /**
@@ -233,7 +240,7 @@ async function executeRunData(
 	runExecutionData: IRunExecutionData,
 	mode: WorkflowExecuteMode,
 	executionId: string = randomUUID(),
-	sendDataToUI?: RunOptions['sendDataToUI'],
+	{ sendDataToUI, onStart }: Pick<RunOptions, 'sendDataToUI' | 'onStart'> = {},
 ): Promise<RunResult> {
 	const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowDataOf(workflow));
 	let resolveFinished: (run: IRun) => void = () => {};
@@ -243,7 +250,10 @@ async function executeRunData(
 	const additionalData = additionalDataFor(engine, hooks, executionId);
 	if (sendDataToUI) additionalData.sendDataToUI = sendDataToUI;
 	const execute = new WorkflowExecute(additionalData, mode, runExecutionData);
-	await execute.processRunExecutionData(workflow);
+	const execution = execute.processRunExecutionData(workflow);
+	onStart?.(() => execution.cancel());
+	// After a stop this settles only once the running node has returned; its output lands in the same run data.
+	await execution;
 	const run = await finished;
 
 	return {

@@ -1,8 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { cancelSignalOf, isCancellation } from '../../transport/cancellation';
 import { asNodeError, type NodeError } from '../../transport/errors';
+import { replaysLostRun } from '../helpers/crashRecovery';
 import * as account from './account';
+import { cancelledBeforeStart, endCancelledRun } from './cancelled';
 import * as charge from './charge';
 import { createOperationContext } from './context';
 import * as payout from './payout';
@@ -33,6 +36,7 @@ export function errorItemJson(error: NodeError): IDataObject {
 	if (context.details) json.details = context.details as IDataObject;
 	if (context.field) json.field = context.field as string;
 	if (context.attempted === false) json.attempted = false;
+	if (context.cancelled === true) json.cancelled = true;
 	return json;
 }
 
@@ -47,11 +51,11 @@ function failedCreateJson(error: NodeError): IDataObject {
 	return { ...errorItemJson(error), ...sentWith, outcome: 'failed', idempotency_key: typeof key === 'string' ? key : null };
 }
 
-async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>): Promise<void> {
+async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
 	let next = 0;
 	const failures: Array<{ index: number; error: unknown }> = [];
 	const worker = async () => {
-		while (failures.length === 0 && next < count) {
+		while (failures.length === 0 && next < count && !signal?.aborted) {
 			const index = next++;
 			try {
 				await task(index);
@@ -78,6 +82,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	}
 
 	const context = createOperationContext(this);
+	const signal = cancelSignalOf(this);
+	if (signal?.aborted) throw cancelledBeforeStart(node);
+	// Before anything can be sent or fail: a later Retry reads in the node's context that this run began.
+	if (operation === 'create') replaysLostRun(this);
 	if ('executeBatch' in handler) {
 		try {
 			return await handler.executeBatch.call(this, context);
@@ -90,7 +98,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const concurrency = CONCURRENT_OPERATIONS.has(operation)
 		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 1)) || 1))
 		: 1;
-	const results: INodeExecutionData[][] = new Array(items.length);
+	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
+	const failedJson = (nodeError: NodeError) => (operation === 'create' ? failedCreateJson(nodeError) : errorItemJson(nodeError));
 
 	const runItem = async (itemIndex: number): Promise<void> => {
 		try {
@@ -98,16 +107,17 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			results[itemIndex] = produced.map((entry) => ({ ...entry, pairedItem: { item: itemIndex } }));
 		} catch (error) {
 			const nodeError = asNodeError(node, error, itemIndex);
-			if (!this.continueOnFail()) throw nodeError;
-			const json = operation === 'create' ? failedCreateJson(nodeError) : errorItemJson(nodeError);
-			results[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
+			// A cancelled item is reported with the others once the run stops, whatever On Error says.
+			if (!this.continueOnFail() && !isCancellation(nodeError)) throw nodeError;
+			results[itemIndex] = [{ json: failedJson(nodeError), pairedItem: { item: itemIndex } }];
 		}
 	};
 
 	if (concurrency === 1) {
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) await runItem(itemIndex);
+		for (let itemIndex = 0; itemIndex < items.length && !signal?.aborted; itemIndex++) await runItem(itemIndex);
 	} else {
-		await runBounded(items.length, concurrency, runItem);
+		await runBounded(items.length, concurrency, runItem, signal);
 	}
-	return [results.flat()];
+	if (signal?.aborted) return endCancelledRun(this, `Money ${resource} ${operation === 'create' ? 'run' : operation}`, results, failedJson);
+	return [results.flat() as INodeExecutionData[]];
 }

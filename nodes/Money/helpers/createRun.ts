@@ -1,7 +1,8 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { type TransactionResource } from '../../api/values';
+import { cancelledError, cancelSignalOf, waitUnlessCancelled } from '../../transport/cancellation';
 import { asNodeError, type NodeError } from '../../transport/errors';
 import { type CallSettings } from '../actions/node.type';
 import { checkRunBalance, type RunRefusal } from './balanceCheck';
@@ -196,7 +197,9 @@ export class CreateRun {
 			const total = context.getInputData().length;
 			announce(context, `Money ${attempt.resource} run: waiting ${Math.ceil(waitMs / 1000)} s for the velocity limit (${rule}) before item ${attempt.itemIndex + 1} of ${total}`);
 		}
-		await sleep(waitMs, context.getExecutionCancelSignal());
+		if (await waitUnlessCancelled(waitMs, cancelSignalOf(context))) {
+			throw cancelledError(context.getNode(), `The execution was cancelled while this ${attempt.resource} waited for the velocity limit; it was not sent`, { itemIndex: attempt.itemIndex, attempted: false });
+		}
 		this.counts.waitedMs += waitMs;
 	}
 

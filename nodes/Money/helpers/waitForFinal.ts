@@ -2,8 +2,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PENDING_STATUS, type TransactionResource } from '../../api/values';
 import { ROUTES } from '../../api/routes';
+import { cancelSignalOf, waitUnlessCancelled } from '../../transport/cancellation';
+import { asNodeError } from '../../transport/errors';
 import { moneyApiRequest } from '../../transport/request';
-import { pauseUnlessCancelled, type RetryPolicy } from '../../transport/retry';
+import { type RetryPolicy } from '../../transport/retry';
 
 export interface WaitOptions {
 	timeoutMs: number;
@@ -17,6 +19,8 @@ export interface WaitOutcome {
 	final_status_reached: boolean;
 	status: string | null;
 	transaction: IDataObject | null;
+	/** The execution was cancelled during the wait: the create stands, its final status is not known here. */
+	wait_cancelled?: true;
 }
 
 const INTERVAL_GROWTH = 1.5;
@@ -30,7 +34,11 @@ export function statusLabelOf(envelope: IDataObject | null): string | null {
 	return typeof status === 'string' ? status : null;
 }
 
-/** Polls the read endpoint with growing intervals until the status is final or the time is up. */
+/**
+ * Polls the read endpoint with growing intervals until the status is final or the time is up. A
+ * cancelled execution ends the wait with what was last read (`wait_cancelled: true`), never as an error:
+ * the create before it was made.
+ */
 export async function waitForFinalStatus(
 	this: IExecuteFunctions,
 	resource: TransactionResource,
@@ -38,23 +46,31 @@ export async function waitForFinalStatus(
 	options: WaitOptions,
 ): Promise<WaitOutcome> {
 	const deadline = Date.now() + options.timeoutMs;
-	const signal = this.getExecutionCancelSignal();
+	const signal = cancelSignalOf(this);
 	let interval = Math.max(1, options.firstIntervalMs);
 	let transaction: IDataObject | null = null;
+	const cancelled = (): WaitOutcome => ({ final_status_reached: false, status: statusLabelOf(transaction), transaction, wait_cancelled: true });
 	for (;;) {
-		const response = await moneyApiRequest.call(this, 'GET', `${ROUTES[resource]}/${encodeURIComponent(reference)}`, {
-			itemIndex: options.itemIndex,
-			retry: options.retry,
-			timeoutMs: options.timeoutPerRequestMs,
-		});
+		if (signal?.aborted) return cancelled();
+		let response: IDataObject;
+		try {
+			response = await moneyApiRequest.call(this, 'GET', `${ROUTES[resource]}/${encodeURIComponent(reference)}`, {
+				itemIndex: options.itemIndex,
+				retry: options.retry,
+				timeoutMs: options.timeoutPerRequestMs,
+			});
+		} catch (error) {
+			if (signal?.aborted) return cancelled();
+			throw asNodeError(this.getNode(), error, options.itemIndex);
+		}
 		transaction = (response.data as IDataObject | undefined) ?? null;
 		const status = statusLabelOf(transaction);
 		if (status !== null && status !== PENDING_STATUS) {
 			return { final_status_reached: true, status, transaction };
 		}
 		const remaining = deadline - Date.now();
-		if (remaining <= 0 || signal?.aborted) return { final_status_reached: false, status, transaction };
-		await pauseUnlessCancelled(Math.min(interval, remaining), signal);
+		if (remaining <= 0) return { final_status_reached: false, status, transaction };
+		if (await waitUnlessCancelled(Math.min(interval, remaining), signal)) return cancelled();
 		interval = Math.min(interval * INTERVAL_GROWTH, INTERVAL_CAP_MS);
 	}
 }

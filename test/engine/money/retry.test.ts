@@ -105,6 +105,19 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		expect(await ledgerOf('charge', [72_001, 72_002, 72_003])).toHaveLength(3);
 	});
 
+	it('Retry of an execution whose first row failed before anything was sent is not taken for a crash replay', async () => {
+		const original = moneyNode({ parameters: createParameters('payout') as never });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
+		const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 12.5], ['GM-1003', 78_002]), mode: 'trigger' });
+		expect(failed.error()?.message).toContain('Amount');
+
+		const fixed = { ...original, parameters: { ...createParameters('payout'), amount: '={{ Math.round($json.amount) === $json.amount ? $json.amount : 78_001 }}' } } as INode;
+		const saved = buildWorkflow(env.engine, { nodes: [trigger, fixed], connections: chain([trigger, fixed]) });
+		const retried = await retryExecution(env.engine, saved, failed);
+		expect(retried.error()).toBeUndefined();
+		expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['created', 'created']);
+	});
+
 	it('Retry after the answer to a payout was lost and the node gave up creates it once', async () => {
 		const money = moneyNode({ parameters: createParameters('payout') as never });
 		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
@@ -205,5 +218,19 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 
 		const manual = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 76_002]), mode: 'manual' });
 		expect(manual.error()).toBeUndefined();
+	});
+
+	it('in a sub-workflow (mode integrated) refuses a create without a Business Reference, before any request, and sends one with it', async () => {
+		const money = moneyNode({ parameters: createParameters('payout') as never });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		const before = (await env.sb.control.counters()).requests.post_money_v1_payout ?? 0;
+		const refused = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 77_001]), mode: 'integrated' });
+		expect(refused.error()?.message).toContain('rule "Sub-workflows need a Business Reference"');
+		expect((await env.sb.control.counters()).requests.post_money_v1_payout ?? 0).toBe(before);
+
+		const referenced = moneyNode({ parameters: { ...createParameters('payout'), businessReference: 'order-77002' } as never });
+		const second = buildWorkflow(env.engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
+		const sent = await runWorkflow(env.engine, second, { items: rows(['GM-1002', 77_002]), mode: 'integrated' });
+		expect(moneyItems(sent)[0].outcome).toBe('created');
 	});
 });

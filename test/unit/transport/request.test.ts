@@ -6,11 +6,11 @@ const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', ty
 
 type Reply = { statusCode: number; body?: unknown; headers?: Record<string, string> } | Error;
 
-function fakeContext(replies: Reply[]) {
+function fakeContext(replies: Reply[], signal?: AbortSignal) {
 	const calls: IHttpRequestOptions[] = [];
 	const context = {
 		getNode: () => node,
-		getExecutionCancelSignal: () => undefined,
+		getExecutionCancelSignal: () => signal,
 		logger: { debug: () => {}, warn: () => {} },
 		helpers: {
 			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
@@ -26,6 +26,42 @@ function fakeContext(replies: Reply[]) {
 }
 
 const fast = { maxRetries: 3, baseDelayMs: 1 };
+
+describe('moneyApiRequest in a cancelled execution', () => {
+	it('sends nothing once the execution is cancelled: the error says so, attempted: false', async () => {
+		const controller = new AbortController();
+		controller.abort();
+		const { context, calls } = fakeContext([{ statusCode: 201 }], controller.signal);
+		await expect(moneyApiRequest.call(context, 'POST', '/money/v1/payout', { itemIndex: 3, retry: fast })).rejects.toMatchObject({
+			message: 'The execution was cancelled; this request was not sent',
+			context: { cancelled: true, attempted: false, itemIndex: 3 },
+		});
+		expect(calls).toHaveLength(0);
+	});
+
+	it('does not resend after a backoff during which the execution was cancelled; the first attempt may have gone through', async () => {
+		const controller = new AbortController();
+		const { context, calls } = fakeContext([{ statusCode: 503, body: { error_code: 'PROVIDER_UNAVAILABLE' } }, { statusCode: 201 }], controller.signal);
+		setTimeout(() => controller.abort(), 20);
+		const error = await moneyApiRequest.call(context, 'POST', '/money/v1/payout', { retry: { maxRetries: 3, baseDelayMs: 200 } }).catch((thrown: unknown) => thrown);
+		expect(error).toMatchObject({ message: expect.stringContaining('before this request was sent again (1 attempt went out)'), context: { cancelled: true } });
+		expect((error as { context: IDataObject }).context.attempted).toBeUndefined();
+		expect(calls).toHaveLength(1);
+	});
+
+	it('reports a request cut off by the cancel as possibly received, not as a network failure to retry', async () => {
+		// n8n 2.x aborts a request in flight: the signal reads aborted once the request went out.
+		let sent: IHttpRequestOptions[] = [];
+		const signal = { get aborted() { return sent.length > 0; } } as unknown as AbortSignal;
+		const { context, calls } = fakeContext([Object.assign(new Error('canceled'), { code: 'ERR_CANCELED' })], signal);
+		sent = calls;
+		await expect(moneyApiRequest.call(context, 'POST', '/money/v1/payout', { retry: fast })).rejects.toMatchObject({
+			message: expect.stringContaining('while this request was under way'),
+			context: { cancelled: true },
+		});
+		expect(calls).toHaveLength(1);
+	});
+});
 
 describe('moneyApiRequest', () => {
 	it('resends the same idempotency key and body after a 503 and a lost connection', async () => {

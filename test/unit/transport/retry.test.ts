@@ -1,4 +1,4 @@
-import { isRetryableStatus, parseRetryAfter, pauseUnlessCancelled, retryDelayMs } from '../../../nodes/transport/retry';
+import { isRetryableStatus, parseRetryAfter, retryDelayMs } from '../../../nodes/transport/retry';
 
 describe('retry policy', () => {
 	it('retries 429, 502, 503, 504 and nothing else', () => {
@@ -19,27 +19,5 @@ describe('retry policy', () => {
 		expect(parseRetryAfter('3')).toBe(3);
 		expect(parseRetryAfter(new Date(Date.now() + 5000).toUTCString())).toBeGreaterThan(3);
 		expect(parseRetryAfter('soon')).toBeUndefined();
-	});
-});
-
-describe('pauseUnlessCancelled', () => {
-	// n8n 1.x's sleep: resolves at the end of the wait whatever the signal says.
-	const sleepIgnoringSignal = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-	it('stops after the wait when the execution was cancelled during it, as n8n 1.x cannot abort the wait', async () => {
-		const controller = new AbortController();
-		setTimeout(() => controller.abort(new Error('cancelled by the user')), 5);
-		await expect(pauseUnlessCancelled(30, controller.signal, sleepIgnoringSignal)).rejects.toThrow('cancelled by the user');
-	});
-
-	it('says the execution was cancelled when the abort gave no reason error', async () => {
-		const controller = new AbortController();
-		controller.abort('stop');
-		await expect(pauseUnlessCancelled(1, controller.signal, sleepIgnoringSignal)).rejects.toThrow(/cancelled; nothing more was sent/);
-	});
-
-	it('just waits when nothing was cancelled, with or without a signal', async () => {
-		await expect(pauseUnlessCancelled(1, new AbortController().signal, sleepIgnoringSignal)).resolves.toBeUndefined();
-		await expect(pauseUnlessCancelled(1, undefined)).resolves.toBeUndefined();
 	});
 });

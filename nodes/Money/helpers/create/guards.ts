@@ -3,8 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
 import type { OperationContext } from '../../actions/node.type';
-import { isRetryAfterLostRun } from '../crashRecovery';
-import { storedAnchorOf } from '../idempotency';
+import { refusalWithoutReference } from '../rerunRefusals';
 import { fieldError } from '../validation';
 
 /** What must hold before a create may be sent: tool-mode consent, a PIN, a usable Business Reference. */
@@ -115,9 +114,10 @@ function requiresReference(context: IExecuteFunctions, options: IDataObject, ite
 }
 
 /**
- * The item's Business Reference ('' when none), after the two refusals that protect a create
- * without one: a Retry replaying a run n8n lost in a crash (docs/idempotency.md), and the
- * requirement of a Business Reference in production executions (docs/decisions.md#d8).
+ * The item's Business Reference ('' when none), after the refusals that protect a create without
+ * one: in a sub-workflow, in a Retry replaying a run n8n lost in a crash (helpers/rerunRefusals.ts),
+ * and the requirement of a Business Reference in production executions (version 2's setting,
+ * version 1's option; docs/decisions.md#d8).
  */
 export function businessReferenceOf(
 	this: IExecuteFunctions,
@@ -126,16 +126,9 @@ export function businessReferenceOf(
 	itemIndex: number,
 ): string {
 	const businessReference = readBusinessReference.call(this, itemIndex);
-	// Judged on the node run's first item whatever its reference: later items find an anchor.
-	const lostEarlierRun = isRetryAfterLostRun(this, storedAnchorOf(this) !== undefined);
 	if (businessReference !== '') return businessReference;
-	if (lostEarlierRun) {
-		throw new NodeOperationError(this.getNode(), `This Retry repeats a run that n8n lost in a crash; the ${resource} was not sent`, {
-			itemIndex,
-			description:
-				'n8n was stopped in the middle of this node\'s earlier run and replays the whole execution, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution, then run the missing rows in a new execution, or map a Business Reference and retry.',
-		});
-	}
+	const refusal = refusalWithoutReference(this, resource, itemIndex);
+	if (refusal) throw refusal;
 	if (requiresReference(this, options, itemIndex) && this.getMode() !== 'manual') {
 		const setting =
 			this.getNode().typeVersion >= 2

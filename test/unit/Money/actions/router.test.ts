@@ -6,6 +6,7 @@ import * as charge from '../../../../nodes/Money/actions/charge';
 import type { OperationModule } from '../../../../nodes/Money/actions/node.type';
 import * as payout from '../../../../nodes/Money/actions/payout';
 import { errorItemJson, OPERATIONS, router } from '../../../../nodes/Money/actions/router';
+import { cancelledError } from '../../../../nodes/transport/cancellation';
 import * as transaction from '../../../../nodes/Money/actions/transaction';
 import { Money } from '../../../../nodes/Money/Money.node';
 import { parameter, values } from '../../support/properties';
@@ -33,13 +34,24 @@ function handlerOf(pair: string): object {
 }
 
 /** Just what the router reads from n8n, for items that never reach the API (their handler is replaced). */
-function execution(resource: string, operation: string, itemCount: number, concurrency: number): IExecuteFunctions {
+function execution(
+	resource: string,
+	operation: string,
+	itemCount: number,
+	concurrency: number,
+	{ signal, continueOnFail = false, logged = [] }: { signal?: AbortSignal; continueOnFail?: boolean; logged?: string[] } = {},
+): IExecuteFunctions {
 	const parameters: IDataObject = { resource, operation, 'options.concurrency': concurrency };
+	const nodeContext: IDataObject = {};
 	return {
 		getInputData: () => Array.from({ length: itemCount }, (_, index) => ({ json: { index } })),
 		getNode: () => node,
 		getNodeParameter: (name: string, _itemIndex: number, fallback?: unknown) => parameters[name] ?? fallback,
-		continueOnFail: () => false,
+		continueOnFail: () => continueOnFail,
+		getMode: () => 'trigger',
+		getContext: () => nodeContext,
+		getExecutionCancelSignal: () => signal,
+		logger: { info: (line: string) => logged.push(line) },
 	} as unknown as IExecuteFunctions;
 }
 
@@ -80,6 +92,73 @@ describe('Money router', () => {
 			expect({ pair, mostAtOnce }).toEqual({ pair, mostAtOnce: operation === 'get' ? 4 : 1 });
 			expect(output.map((item) => [item.json.itemIndex, item.pairedItem])).toEqual([0, 1, 2, 3, 4, 5].map((item) => [item, { item }]));
 		}
+	});
+});
+
+describe('Money router in a cancelled execution', () => {
+	/** A create whose item 2 is cut off by the cancel: before the send (velocity wait) or after it succeeded (final-status wait). */
+	function cancelAt(cancelledItem: number, itemOutcome: 'not sent' | 'created') {
+		const controller = new AbortController();
+		const spy = jest.spyOn(payout.create, 'execute').mockImplementation(async (itemIndex: number) => {
+			if (itemIndex < cancelledItem) return [{ json: { itemIndex, outcome: 'created' } }];
+			controller.abort();
+			if (itemOutcome === 'created') return [{ json: { itemIndex, outcome: 'created', final_status_reached: false, wait_cancelled: true } }];
+			throw cancelledError(node, 'waiting for the velocity limit', { itemIndex, attempted: false });
+		});
+		return { signal: controller.signal, spy };
+	}
+
+	it('sends nothing after the cancel: the items not sent say attempted: false, the run says what was not sent (On Error = Continue)', async () => {
+		const { signal, spy } = cancelAt(2, 'not sent');
+		const logged: string[] = [];
+		const [output] = await router.call(execution('payout', 'create', 6, 1, { signal, continueOnFail: true, logged }));
+		expect(spy).toHaveBeenCalledTimes(3);
+		expect(output.map((item) => item.json.outcome)).toEqual(['created', 'created', 'failed', 'failed', 'failed', 'failed']);
+		for (const item of output.slice(2)) expect(item.json).toMatchObject({ attempted: false, cancelled: true, idempotency_key: null });
+		expect(output.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4, 5].map((item) => ({ item })));
+		expect(logged).toEqual(['Money payout run: the execution was cancelled; 4 of 6 items not sent (items 3-6)']);
+	});
+
+	it('fails the node with the same summary without Continue On Fail, also when the cancel came after the item was created', async () => {
+		const { signal } = cancelAt(2, 'created');
+		await expect(router.call(execution('payout', 'create', 6, 1, { signal }))).rejects.toMatchObject({
+			message: 'Money payout run: the execution was cancelled; 3 of 6 items not sent (items 4-6)',
+			context: { cancelled: true },
+		});
+	});
+
+	it('names the items cut off while under way', async () => {
+		const controller = new AbortController();
+		jest.spyOn(payout.create, 'execute').mockImplementation(async (itemIndex: number) => {
+			controller.abort();
+			throw cancelledError(node, 'under way', { itemIndex, attempted: true });
+		});
+		const logged: string[] = [];
+		await router.call(execution('payout', 'create', 2, 1, { signal: controller.signal, continueOnFail: true, logged }));
+		expect(logged).toEqual(['Money payout run: the execution was cancelled; 1 of 2 items not sent (item 2); cut off while under way, may have reached the API: item 1']);
+	});
+
+	it('a run begun after the stop (a Retry On Fail try) sends nothing and claims nothing about the items', async () => {
+		const controller = new AbortController();
+		controller.abort();
+		const spy = jest.spyOn(payout.create, 'execute');
+		await expect(router.call(execution('payout', 'create', 3, 1, { signal: controller.signal, continueOnFail: true }))).rejects.toMatchObject({
+			message: expect.stringContaining('before this run of the node began; nothing was sent in it'),
+			context: { cancelled: true },
+		});
+		expect(spy).not.toHaveBeenCalled();
+	});
+
+	it('starts no further concurrent get once cancelled', async () => {
+		const controller = new AbortController();
+		const spy = jest.spyOn(charge.get, 'execute').mockImplementation(async (itemIndex: number) => {
+			if (itemIndex === 1) controller.abort();
+			await new Promise((resolve) => setTimeout(resolve, 5));
+			return [{ json: { itemIndex } }];
+		});
+		const [output] = await router.call(execution('charge', 'get', 10, 2, { signal: controller.signal, continueOnFail: true }));
+		expect(spy).toHaveBeenCalledTimes(2);
+		expect(output.slice(2).every((item) => item.json.cancelled === true && item.json.attempted === false)).toBe(true);
 	});
 });
 
