@@ -160,13 +160,13 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		const money = moneyNode({ parameters: parameters as never });
 		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
 		await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
-		const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 78_001]), mode: 'trigger' });
+		const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 79_001]), mode: 'trigger' });
 		expect(failed.error()).toBeDefined();
 
 		const retried = await retryExecution(env.engine, workflow, failed);
 		expect(retried.error()).toBeUndefined();
 		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'replayed' })]);
-		expect(await ledgerOf('payout', [78_001])).toHaveLength(1);
+		expect(await ledgerOf('payout', [79_001])).toHaveLength(1);
 	});
 
 	it('a node inside a loop pays identical rows of two batches twice, each under its own key', async () => {

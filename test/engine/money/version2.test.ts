@@ -30,7 +30,7 @@ describe('Money node version 2', () => {
 		expect(env.engine.nodeTypes.getByNameAndVersion(MONEY_NODE, 1).description.version).toEqual([1, 2]);
 	});
 
-	it.each(['trigger', 'webhook', 'cli', 'integrated'] as WorkflowExecuteMode[])(
+	it.each(['trigger', 'webhook', 'cli'] as WorkflowExecuteMode[])(
 		'refuses a create without a Business Reference in a %s execution, before any request, saying how to turn it off',
 		async (mode) => {
 			const before = await payoutRequests();
@@ -40,6 +40,13 @@ describe('Money node version 2', () => {
 			expect(await payoutRequests()).toBe(before);
 		},
 	);
+
+	it('in a sub-workflow (integrated) the stronger rule of every version speaks: it cannot be turned off', async () => {
+		const before = await payoutRequests();
+		const result = await runVersion(2, payout({ amount: 6102 }), 'integrated');
+		expect(result.error()?.message).toContain('Sub-workflows need a Business Reference');
+		expect(await payoutRequests()).toBe(before);
+	});
 
 	it('lets a manual run in the editor create without one, and a production run when the node turns the requirement off', async () => {
 		expect(item(await runVersion(2, payout({ amount: 6201 }), 'manual')).outcome).toBe('created');
