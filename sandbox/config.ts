@@ -69,6 +69,7 @@ export function defaultSandboxConfig(): SandboxConfig {
 		tokenCapacity: 10_000,
 		tokenSnapshotsEntitlements: true,
 		payoutTypeLabel: 'payout',
+		envelopeUpdatedAt: true,
 		paymentLinkBase: null,
 		webhooks: { ...DEFAULT_WEBHOOK_DELIVERY },
 		seed: 1,

@@ -51,6 +51,7 @@ export class SandboxRuntime {
 		this.webhooks = new WebhookDispatcher(config.webhooks, this.counters, this.clock);
 		const envelopeContext: EnvelopeContext = {
 			payoutTypeLabel: config.payoutTypeLabel,
+			updatedAt: config.envelopeUpdatedAt,
 			redirectLink: (reference) => `${this.apiOrigin}/_pay/${encodeURIComponent(reference)}`,
 		};
 		this.service = new MoneyService(

@@ -92,6 +92,8 @@ export interface SandboxConfig {
 	tokenCapacity: number;
 	tokenSnapshotsEntitlements: boolean;
 	payoutTypeLabel: 'payout' | 'transfer';
+	/** Whether charge and payout envelopes carry `updated_at`: the spec's list of known envelope fields (2.4) does not name it. */
+	envelopeUpdatedAt: boolean;
 	paymentLinkBase: string | null;
 	webhooks: Partial<WebhookDeliverySettings>;
 	seed: number;

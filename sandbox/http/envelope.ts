@@ -3,6 +3,8 @@ import { STATUS_CODES, type LedgerTransaction, type Transaction, type Transactio
 
 export interface EnvelopeContext {
 	payoutTypeLabel: 'payout' | 'transfer';
+	/** Whether envelopes carry `updated_at` (SandboxConfig.envelopeUpdatedAt). */
+	updatedAt: boolean;
 	redirectLink(reference: string): string;
 }
 
@@ -35,8 +37,8 @@ export function toEnvelope(tx: Transaction, owner: ClientState | undefined, cont
 		payment_references: tx.paymentReference ? [tx.paymentReference] : [],
 		metadata: tx.metadata,
 		created_at: new Date(tx.createdAt).toISOString(),
-		updated_at: new Date(tx.updatedAt).toISOString(),
 	};
+	if (context.updatedAt) envelope.updated_at = new Date(tx.updatedAt).toISOString();
 	if (tx.resource === 'charge' && tx.channel === 'platform') envelope.redirect_link = context.redirectLink(tx.reference);
 	return envelope;
 }

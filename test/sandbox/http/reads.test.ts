@@ -177,3 +177,22 @@ describe('transaction details and account (spec 2.6, 2.7, 4 rules 4-5)', () => {
 		});
 	});
 });
+
+describe('envelopes without updated_at (SandboxConfig.envelopeUpdatedAt false)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { envelopeUpdatedAt: false } });
+
+	it('lists and reads charges and payouts with created_at and no updated_at', async () => {
+		await sandbox.control.seed({ resource: 'payout', count: 2, status: 'REVERSED' });
+		const listed = await api.call('GET', '/money/v1/payout');
+		expect(listed.json.data).toHaveLength(2);
+		for (const envelope of listed.json.data) {
+			expect(envelope.created_at).toEqual(expect.any(String));
+			expect(envelope).not.toHaveProperty('updated_at');
+		}
+		const read = await api.call('GET', `/money/v1/payout/${listed.json.data[0].reference}`);
+		expect(read.json.data).not.toHaveProperty('updated_at');
+	});
+});
