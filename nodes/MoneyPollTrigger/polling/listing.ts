@@ -6,7 +6,7 @@ import type { MoneyEventItem } from '../../events/item';
 import { lastKnownStatus } from '../../events/memory';
 import { moneyApiPages, type MoneyListPage } from '../../transport/request';
 import { createdAtMs, observe } from './observe';
-import { listQuery, type PollSettings } from './settings';
+import type { PollSettings } from './settings';
 import { type ListingWindow, type PollState, watchKey } from './state';
 
 /**
@@ -22,7 +22,7 @@ import { type ListingWindow, type PollState, watchKey } from './state';
  * Added to the window's end: the spec does not say whether end_date is inclusive, and created_at
  * may be given to the second; transactions this adds are only read twice, never skipped.
  */
-const END_MARGIN_MS = 1000;
+export const END_MARGIN_MS = 1000;
 
 /** One page of a resource's list. */
 export async function listPage(
@@ -36,8 +36,12 @@ export async function listPage(
 	return value ?? { items: [], page, pages: page };
 }
 
-function windowQuery(settings: PollSettings, window: ListingWindow): IDataObject {
-	const qs = listQuery(settings.filters);
+/**
+ * The window's query holds no filter of the trigger: its pages must stay the same pages when
+ * Channels is changed while a window is unfinished (the filters apply to what is read).
+ */
+function windowQuery(window: ListingWindow): IDataObject {
+	const qs: IDataObject = {};
 	if (window.start !== null) qs.start_date = new Date(Math.max(0, window.start)).toISOString();
 	if (window.end !== null) qs.end_date = new Date(window.end).toISOString();
 	return qs;
@@ -59,7 +63,7 @@ export async function pollNewTransactions(
 	let newest = cursor;
 	let finished = false;
 	for (let pagesRead = 0; pagesRead < settings.maxPages && !finished; pagesRead++) {
-		const page = await listPage(context, resource, windowQuery(settings, window), window.page);
+		const page = await listPage(context, resource, windowQuery(window), window.page);
 		const newestOnPage = page.items.reduce((max, envelope) => Math.max(max, createdAtMs(envelope) ?? 0), 0);
 		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + END_MARGIN_MS;
 		const recentFrom = window.end === null ? Number.POSITIVE_INFINITY : window.end - END_MARGIN_MS - settings.overlapMs;

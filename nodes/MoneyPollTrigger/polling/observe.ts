@@ -1,13 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../api/values';
+import { REVERSED_STATUS, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import { buildEventItem, type MoneyEventItem } from '../../events/item';
 import { lastKnownStatus, rememberStatus } from '../../events/memory';
 import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
 import type { PollSettings } from './settings';
-import { type PollState, unwatch, watch, watchKey } from './state';
+import { type PollState, rememberReversal, unwatch, watch, watchKey } from './state';
 
 /** One transaction as a poll sees it: what to remember and whether it is an event to emit. */
 
@@ -54,13 +54,14 @@ export function observe(
 	const verdict = judgeTransition(previous, status);
 	if (verdict === 'stale') return null;
 	rememberStatus(state, resource, reference, verdict === 'duplicate' ? (previous as string) : status, Number.POSITIVE_INFINITY);
+	if (resource === 'payout' && status === REVERSED_STATUS) rememberReversal(state, reference);
 	const key = watchKey(resource, reference);
+	const channel = channelOfEnvelope(envelope);
 	if (isFinalStatus(status)) unwatch(state, key);
-	else watch(state, key);
+	else if (passesFilters({ ...settings.filters, statuses: [] }, { resource, status, channel })) watch(state, key);
 	if (verdict === 'duplicate') return null;
 	if (skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope)) return null;
-	const passes = passesFilters(settings.filters, { resource, status, channel: channelOfEnvelope(envelope) });
-	return passes ? eventItem(resource, envelope, status) : null;
+	return passesFilters(settings.filters, { resource, status, channel }) ? eventItem(resource, envelope, status) : null;
 }
 
 /** Created at or before the newest transaction of the first poll: it existed before the trigger. */
