@@ -11,7 +11,7 @@ import { newestEvent, recheckWatched } from './polling/reads';
 import { recentReversals, wantsReversals } from './polling/reversals';
 import { claimPoll } from './polling/inFlight';
 import { DEFAULT_MAX_WATCHED, settingsOf, tooManyToWatch, type PollSettings } from './polling/settings';
-import { forgetStatusesBeyond, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
+import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
 
 export class MoneyPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -116,6 +116,7 @@ export class MoneyPollTrigger implements INodeType {
 
 async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<INodeExecutionData[][] | null> {
 	const state = loadState(context);
+	forgetUnselected(state, settings.resources);
 	const emitted: MoneyEventItem[] = [];
 	const listed = new Set<string>();
 

@@ -111,6 +111,19 @@ export function saveState(context: IPollFunctions, state: PollState): void {
 	for (const field of STATE_FIELDS) if (field in legacy) delete legacy[field];
 }
 
+/**
+ * Forgets where a resource's listing stands once Resource no longer selects it: selected again, it
+ * starts afresh as on the first activation, rather than emit what happened while it was not chosen.
+ */
+export function forgetUnselected(state: PollState, selected: TransactionResource[]): void {
+	const keep = <T>(byResource: Record<string, T>): Record<string, T> =>
+		Object.fromEntries(Object.entries(byResource).filter(([resource]) => (selected as string[]).includes(resource)));
+	state.cursors = keep(state.cursors);
+	state.floors = keep(state.floors);
+	state.windows = keep(state.windows);
+	state.recent = keep(state.recent);
+}
+
 /** Adds a PENDING transaction to the watch list. The list is never cut here: the poll checks its size (settings.maxWatched). */
 export function watch(state: PollState, key: string): void {
 	if (!state.watch.includes(key)) state.watch = [...state.watch, key];

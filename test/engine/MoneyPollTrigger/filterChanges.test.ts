@@ -42,4 +42,20 @@ describe('Money Poll Trigger: Channels changed while active', () => {
 		const found = [...references(await trigger.poll()), ...references(await trigger.poll())];
 		expect(found).toEqual([old]);
 	});
+
+	it('starts a resource afresh when Resource selects it again: what happened while it was not selected is not emitted later', async () => {
+		const trigger = poller({ resource: 'both', statuses: ['COMPLETED'] });
+		await trigger.poll();
+		trigger.node.parameters = { resource: 'charge', statuses: ['COMPLETED'] };
+		await trigger.poll();
+		await env.sandbox.control.seed({ resource: 'payout', count: 20, status: 'COMPLETED', createdAtFrom: at(100), createdAtTo: at(600) });
+		await new Promise((resolve) => setTimeout(resolve, 700));
+		expect(await trigger.poll()).toEqual({ items: null });
+
+		trigger.node.parameters = { resource: 'both', statuses: ['COMPLETED'] };
+		expect(references(await trigger.poll())).toHaveLength(0);
+		const payout = await env.api.create('payout');
+		await env.sandbox.control.setStatus(payout, 'COMPLETED');
+		expect(references(await trigger.poll())).toEqual([payout]);
+	});
 });
