@@ -70,6 +70,7 @@ export function defaultSandboxConfig(): SandboxConfig {
 		tokenSnapshotsEntitlements: true,
 		payoutTypeLabel: 'payout',
 		envelopeUpdatedAt: true,
+		naiveTimestampsOffsetMinutes: null,
 		paymentLinkBase: null,
 		webhooks: { ...DEFAULT_WEBHOOK_DELIVERY },
 		seed: 1,

@@ -52,6 +52,7 @@ export class SandboxRuntime {
 		const envelopeContext: EnvelopeContext = {
 			payoutTypeLabel: config.payoutTypeLabel,
 			updatedAt: config.envelopeUpdatedAt,
+			naiveTimestampsOffsetMinutes: config.naiveTimestampsOffsetMinutes,
 			redirectLink: (reference) => `${this.apiOrigin}/_pay/${encodeURIComponent(reference)}`,
 		};
 		this.service = new MoneyService(

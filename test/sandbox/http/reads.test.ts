@@ -196,3 +196,18 @@ describe('envelopes without updated_at (SandboxConfig.envelopeUpdatedAt false)',
 		expect(read.json.data).not.toHaveProperty('updated_at');
 	});
 });
+
+describe('timestamps without a zone designator (SandboxConfig.naiveTimestampsOffsetMinutes)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { naiveTimestampsOffsetMinutes: 60 } });
+
+	it('writes the wall time of UTC+1 without a zone and reads zoneless list bounds in it, zoned ones as instants', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 3, status: 'COMPLETED', createdAtFrom: '2024-03-01T10:00:00Z', createdAtTo: '2024-03-01T12:00:00Z' });
+		const createdAt = async (query: string) =>
+			(await api.call('GET', `/money/v1/charge?${query}`)).json.data.map((envelope: { created_at: string }) => envelope.created_at);
+		expect(await createdAt('start_date=2024-03-01T12:00:00.000')).toEqual(['2024-03-01T13:00:00.000', '2024-03-01T12:00:00.000']);
+		expect(await createdAt('start_date=2024-03-01T12:00:00.000Z')).toEqual(['2024-03-01T13:00:00.000']);
+	});
+});
