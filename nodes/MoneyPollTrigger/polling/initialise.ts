@@ -4,10 +4,11 @@ import { listRoute } from '../../api/routes';
 import { LIST_PAGE_SIZE_MAX, PENDING_STATUS, type TransactionResource } from '../../api/values';
 import { moneyApiPages } from '../../transport/request';
 import { END_MARGIN_MS, listPage } from './listing';
-import { createdAtMs, observe } from './observe';
+import { apiTime, createdAtMs, zonelessCreatedAt } from './apiTime';
+import { observe } from './observe';
 import { recentReversals, wantsReversals } from './reversals';
 import { type PollSettings, tooManyToWatch } from './settings';
-import type { PollState } from './state';
+import { noteTimeNotation, type PollState } from './state';
 
 /**
  * First poll for a resource: records the state of what already exists without emitting it, and
@@ -27,6 +28,7 @@ export async function initialiseResource(
 	for await (const page of moneyApiPages.call(context, listRoute(resource), {}, { pageSize: LIST_PAGE_SIZE_MAX })) {
 		pagesRead++;
 		for (const envelope of page.items) {
+			noteTimeNotation(state, zonelessCreatedAt(envelope));
 			const created = createdAtMs(envelope) ?? 0;
 			newest = Math.max(newest, created);
 			if (created < newest - settings.overlapMs) windowCovered = true;
@@ -53,7 +55,7 @@ async function watchPendingUpTo(
 	resource: TransactionResource,
 	end: number,
 ): Promise<void> {
-	const qs = { status: PENDING_STATUS, end_date: new Date(end).toISOString() };
+	const qs = { status: PENDING_STATUS, end_date: apiTime(end, state.zonelessTimes) };
 	const first = await listPage(context, resource, qs, 1);
 	const count = Math.max(first.total ?? 0, state.watch.length);
 	if (count > settings.maxWatched) throw tooManyToWatch(context, count, settings);

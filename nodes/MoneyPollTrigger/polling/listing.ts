@@ -5,9 +5,10 @@ import { LIST_PAGE_SIZE_MAX, type TransactionResource } from '../../api/values';
 import type { MoneyEventItem } from '../../events/item';
 import { lastKnownStatus } from '../../events/memory';
 import { moneyApiPages, type MoneyListPage } from '../../transport/request';
-import { createdAtMs, observe } from './observe';
+import { apiTime, createdAtMs, zonelessCreatedAt } from './apiTime';
+import { observe } from './observe';
 import type { PollSettings } from './settings';
-import { type ListingWindow, type PollState, watchKey } from './state';
+import { type ListingWindow, noteTimeNotation, type PollState, watchKey } from './state';
 
 /**
  * New transactions of one resource, read as a window that may span several polls
@@ -40,10 +41,10 @@ export async function listPage(
  * The window's query holds no filter of the trigger: its pages must stay the same pages when
  * Channels is changed while a window is unfinished (the filters apply to what is read).
  */
-function windowQuery(window: ListingWindow): IDataObject {
+function windowQuery(window: ListingWindow, zoneless: boolean): IDataObject {
 	const qs: IDataObject = {};
-	if (window.start !== null) qs.start_date = new Date(Math.max(0, window.start)).toISOString();
-	if (window.end !== null) qs.end_date = new Date(window.end).toISOString();
+	if (window.start !== null) qs.start_date = apiTime(Math.max(0, window.start), zoneless);
+	if (window.end !== null) qs.end_date = apiTime(window.end, zoneless);
 	return qs;
 }
 
@@ -63,11 +64,12 @@ export async function pollNewTransactions(
 	let newest = cursor;
 	let finished = false;
 	for (let pagesRead = 0; pagesRead < settings.maxPages && !finished; pagesRead++) {
-		const page = await listPage(context, resource, windowQuery(window), window.page);
+		const page = await listPage(context, resource, windowQuery(window, state.zonelessTimes), window.page);
 		const newestOnPage = page.items.reduce((max, envelope) => Math.max(max, createdAtMs(envelope) ?? 0), 0);
 		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + END_MARGIN_MS;
 		const recentFrom = window.end === null ? Number.POSITIVE_INFINITY : window.end - END_MARGIN_MS - settings.overlapMs;
 		for (const envelope of page.items) {
+			noteTimeNotation(state, zonelessCreatedAt(envelope));
 			const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
 			if (reference) listed.add(watchKey(resource, reference));
 			const item = observe(state, settings, resource, envelope, true);

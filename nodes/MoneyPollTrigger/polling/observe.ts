@@ -6,21 +6,11 @@ import { passesFilters } from '../../events/filters';
 import { buildEventItem, type MoneyEventItem } from '../../events/item';
 import { lastKnownStatus, rememberStatus } from '../../events/memory';
 import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
+import { createdAtMs } from './apiTime';
 import type { PollSettings } from './settings';
 import { type PollState, rememberReversal, unwatch, watch, watchKey } from './state';
 
 /** One transaction as a poll sees it: what to remember and whether it is an event to emit. */
-
-export function timeMs(envelope: IDataObject, field: 'created_at' | 'updated_at'): number | null {
-	const value = envelope[field];
-	if (typeof value !== 'string') return null;
-	const ms = Date.parse(value);
-	return Number.isNaN(ms) ? null : ms;
-}
-
-export function createdAtMs(envelope: IDataObject): number | null {
-	return timeMs(envelope, 'created_at');
-}
 
 export function eventItem(resource: TransactionResource, envelope: IDataObject, status: string): MoneyEventItem {
 	const reference = typeof envelope.reference === 'string' ? envelope.reference : 'unknown';

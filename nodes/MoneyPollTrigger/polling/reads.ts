@@ -8,7 +8,8 @@ import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
 import { moneyApiRequest } from '../../transport/request';
 import { listPage } from './listing';
-import { createdAtMs, eventItem, observe } from './observe';
+import { createdAtMs } from './apiTime';
+import { eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
 import { parseWatchKey, type PollState, unwatch } from './state';
 

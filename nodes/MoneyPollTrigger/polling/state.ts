@@ -46,12 +46,14 @@ export interface PollState extends IDataObject {
 	 */
 	recent: Record<string, Record<string, string>>;
 	reversals?: ReversalMemory;
+	/** Whether the API writes created_at without a zone designator: list bounds are then written so too (polling/apiTime.ts). */
+	zonelessTimes: boolean;
 	watch: string[];
 	statuses: Record<string, string>;
 	referenceOrder: string[];
 }
 
-const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'watch', 'statuses', 'referenceOrder'];
+const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder'];
 
 export function watchKey(resource: TransactionResource, reference: string): string {
 	return `${resource}:${reference}`;
@@ -93,6 +95,7 @@ export function loadState(context: IPollFunctions): PollState {
 		windows: record<ListingWindow>(copy.windows),
 		recent: record<Record<string, string>>(copy.recent),
 		reversals: reversalMemory(copy.reversals),
+		zonelessTimes: copy.zonelessTimes === true,
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
 		statuses: record<string>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
@@ -122,6 +125,11 @@ export function forgetUnselected(state: PollState, selected: TransactionResource
 	state.floors = keep(state.floors);
 	state.windows = keep(state.windows);
 	state.recent = keep(state.recent);
+}
+
+/** Notes how the API writes created_at, from an envelope just read. */
+export function noteTimeNotation(state: PollState, zoneless: boolean | null): void {
+	if (zoneless !== null) state.zonelessTimes = zoneless;
 }
 
 /** Adds a PENDING transaction to the watch list. The list is never cut here: the poll checks its size (settings.maxWatched). */

@@ -30,3 +30,19 @@ describe('Money Poll Trigger: the first activation and edits', () => {
 		expect(references(await trigger.poll())).toEqual([completedMeanwhile]);
 	});
 });
+
+describe('Money Poll Trigger: an API whose timestamps have no zone designator', () => {
+	const { env, poller } = pollTriggerSetup({ config: { naiveTimestampsOffsetMinutes: 60 } });
+	const references = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
+		(outcome.items ?? []).map((item) => item.json.reference as string);
+
+	it('emits each completion once when created_at is the wall time of UTC+1 without a zone (Douala), in an n8n on UTC', async () => {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
+		await env.api.create('charge');
+		expect(await trigger.poll()).toEqual({ items: null });
+		const created = [await env.api.create('charge'), await env.api.create('charge')];
+		for (const reference of created) await env.sandbox.control.setStatus(reference, 'COMPLETED');
+		expect(references(await trigger.poll()).sort()).toEqual([...created].sort());
+		expect(await trigger.poll()).toEqual({ items: null });
+	});
+});
