@@ -71,6 +71,7 @@ export function defaultSandboxConfig(): SandboxConfig {
 		payoutTypeLabel: 'payout',
 		envelopeUpdatedAt: true,
 		naiveTimestampsOffsetMinutes: null,
+		listBoundsExclusive: false,
 		paymentLinkBase: null,
 		webhooks: { ...DEFAULT_WEBHOOK_DELIVERY },
 		seed: 1,

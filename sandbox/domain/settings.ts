@@ -100,6 +100,8 @@ export interface SandboxConfig {
 	 * without one read in that wall time.
 	 */
 	naiveTimestampsOffsetMinutes: number | null;
+	/** Whether a list's start_date and end_date exclude a transaction created exactly at them (the spec says "bound", not whether inclusive). */
+	listBoundsExclusive: boolean;
 	paymentLinkBase: string | null;
 	webhooks: Partial<WebhookDeliverySettings>;
 	seed: number;

@@ -62,7 +62,7 @@ function parsePositiveInteger(name: string, value: string | null, fallback: numb
 	return Number(value);
 }
 
-export function parseListQuery(resource: Resource, query: URLSearchParams, wallClockOffsetMinutes = 0): ListQuery {
+export function parseListQuery(resource: Resource, query: URLSearchParams, wallClockOffsetMinutes = 0, boundsExclusive = false): ListQuery {
 	const fields: Record<string, string> = {};
 	const page = parsePositiveInteger('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER, fields);
 	const limit = parsePositiveInteger('limit', query.get('limit'), 20, 100, fields);
@@ -75,7 +75,15 @@ export function parseListQuery(resource: Resource, query: URLSearchParams, wallC
 	const endMs = parseBoundary('end_date', query.get('end_date'), fields, true, wallClockOffsetMinutes);
 	if (startMs !== undefined && endMs !== undefined && startMs > endMs) fields.end_date = 'must not be before start_date';
 	if (Object.keys(fields).length > 0) throw validationError(fields);
-	return { page, limit, status: status as Status | undefined, channel: channel as Channel | undefined, startMs, endMs };
+	const exclusion = boundsExclusive ? 1 : 0;
+	return {
+		page,
+		limit,
+		status: status as Status | undefined,
+		channel: channel as Channel | undefined,
+		startMs: startMs === undefined ? undefined : startMs + exclusion,
+		endMs: endMs === undefined ? undefined : endMs - exclusion,
+	};
 }
 
 function createRoute(resource: Resource) {
@@ -102,7 +110,8 @@ function getRoute(resource: Resource) {
 
 function listRoute(resource: Resource) {
 	return ({ runtime, client, query }: RouteContext): RouteResult => {
-		const listQuery = parseListQuery(resource, query, runtime.config.naiveTimestampsOffsetMinutes ?? 0);
+		const { naiveTimestampsOffsetMinutes, listBoundsExclusive } = runtime.config;
+		const listQuery = parseListQuery(resource, query, naiveTimestampsOffsetMinutes ?? 0, listBoundsExclusive);
 		const { items, total } = runtime.store.list(client.clientId, resource, listQuery);
 		return {
 			status: 200,

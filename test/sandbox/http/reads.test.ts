@@ -211,3 +211,17 @@ describe('timestamps without a zone designator (SandboxConfig.naiveTimestampsOff
 		expect(await createdAt('start_date=2024-03-01T12:00:00.000Z')).toEqual(['2024-03-01T13:00:00.000']);
 	});
 });
+
+describe('list bounds that exclude their own instant (SandboxConfig.listBoundsExclusive)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { listBoundsExclusive: true } });
+
+	it('leaves out a transaction created exactly at start_date or end_date', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 3, status: 'COMPLETED', createdAtFrom: '2024-03-01T10:00:00Z', createdAtTo: '2024-03-01T12:00:00Z' });
+		const listed = await api.call('GET', '/money/v1/charge?start_date=2024-03-01T10:00:00Z&end_date=2024-03-01T12:00:00Z');
+		expect(listed.json.data.map((envelope: { created_at: string }) => envelope.created_at)).toEqual(['2024-03-01T11:00:00.000Z']);
+	});
+});
+
