@@ -3,7 +3,7 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { listRoute } from '../../api/routes';
 import { LIST_PAGE_SIZE_MAX, PENDING_STATUS, type TransactionResource } from '../../api/values';
 import { moneyApiPages } from '../../transport/request';
-import { END_MARGIN_MS, listPage } from './listing';
+import { BOUND_MARGIN_MS, listPage } from './listing';
 import { apiTime, createdAtMs, zonelessCreatedAt } from './apiTime';
 import { observe } from './observe';
 import { recentReversals, wantsReversals } from './reversals';
@@ -13,7 +13,7 @@ import { noteTimeNotation, type PollState } from './state';
 /**
  * First poll for a resource: records the state of what already exists without emitting it, and
  * sets the cursor and the history floor at the newest transaction. It reads the newest pages (back
- * to the overlap), then every transaction still PENDING, however old, to watch it: a payout sent
+ * to where the next poll's window starts), then every transaction still PENDING, however old, to watch it: a payout sent
  * before the trigger started and completed after it is an event the trigger reports.
  */
 export async function initialiseResource(
@@ -31,14 +31,14 @@ export async function initialiseResource(
 			noteTimeNotation(state, zonelessCreatedAt(envelope));
 			const created = createdAtMs(envelope) ?? 0;
 			newest = Math.max(newest, created);
-			if (created < newest - settings.overlapMs) windowCovered = true;
+			if (created < newest - settings.overlapMs - BOUND_MARGIN_MS) windowCovered = true;
 			observe(state, settings, resource, envelope);
 		}
 		if (windowCovered || pagesRead >= settings.maxPages) break;
 	}
 	state.cursors = { ...state.cursors, [resource]: newest };
 	state.floors = { ...state.floors, [resource]: newest };
-	if (newest > 0) await watchPendingUpTo(context, state, settings, resource, newest + END_MARGIN_MS);
+	if (newest > 0) await watchPendingUpTo(context, state, settings, resource, newest + BOUND_MARGIN_MS);
 	if (resource === 'payout' && wantsReversals(settings)) await recentReversals(context, state, settings, new Set());
 }
 

@@ -20,10 +20,11 @@ import { type ListingWindow, noteTimeNotation, type PollState, watchKey } from '
  */
 
 /**
- * Added to the window's end: the spec does not say whether end_date is inclusive, and created_at
- * may be given to the second; transactions this adds are only read twice, never skipped.
+ * Added beyond both bounds of a window, whatever the Overlap: the spec does not say whether
+ * start_date and end_date include their own instant, and created_at may be given to the second, so
+ * a transaction created at the same instant as the newest one read is read again, never skipped.
  */
-export const END_MARGIN_MS = 1000;
+export const BOUND_MARGIN_MS = 1000;
 
 /** One page of a resource's list. */
 export async function listPage(
@@ -59,15 +60,15 @@ export async function pollNewTransactions(
 	const resumed = state.windows[resource];
 	const window: ListingWindow = resumed
 		? { ...resumed, recent: { ...(resumed.recent ?? {}) } }
-		: { start: cursor > 0 ? cursor - settings.overlapMs : null, end: null, page: 1, recent: {} };
+		: { start: cursor > 0 ? cursor - settings.overlapMs - BOUND_MARGIN_MS : null, end: null, page: 1, recent: {} };
 	const items: MoneyEventItem[] = [];
 	let newest = cursor;
 	let finished = false;
 	for (let pagesRead = 0; pagesRead < settings.maxPages && !finished; pagesRead++) {
 		const page = await listPage(context, resource, windowQuery(window, state.zonelessTimes), window.page);
 		const newestOnPage = page.items.reduce((max, envelope) => Math.max(max, createdAtMs(envelope) ?? 0), 0);
-		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + END_MARGIN_MS;
-		const recentFrom = window.end === null ? Number.POSITIVE_INFINITY : window.end - END_MARGIN_MS - settings.overlapMs;
+		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + BOUND_MARGIN_MS;
+		const recentFrom = window.end === null ? Number.POSITIVE_INFINITY : window.end - 2 * BOUND_MARGIN_MS - settings.overlapMs;
 		for (const envelope of page.items) {
 			noteTimeNotation(state, zonelessCreatedAt(envelope));
 			const reference = typeof envelope.reference === 'string' ? envelope.reference : null;

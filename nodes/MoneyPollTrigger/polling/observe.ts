@@ -44,18 +44,27 @@ export function observe(
 	const verdict = judgeTransition(previous, status);
 	if (verdict === 'stale') return null;
 	rememberStatus(state, resource, reference, verdict === 'duplicate' ? (previous as string) : status, Number.POSITIVE_INFINITY);
-	if (resource === 'payout' && status === REVERSED_STATUS) rememberReversal(state, reference);
+	const reversal = resource === 'payout' && status === REVERSED_STATUS;
+	const history = skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope, reversal);
+	if (reversal) rememberReversal(state, reference);
 	const key = watchKey(resource, reference);
 	const channel = channelOfEnvelope(envelope);
 	if (isFinalStatus(status)) unwatch(state, key);
 	else if (passesFilters({ ...settings.filters, statuses: [] }, { resource, status, channel })) watch(state, key);
 	if (verdict === 'duplicate') return null;
-	if (skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope)) return null;
+	if (history) return null;
 	return passesFilters(settings.filters, { resource, status, channel }) ? eventItem(resource, envelope, status) : null;
 }
 
-/** Created at or before the newest transaction of the first poll: it existed before the trigger. */
-function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject): boolean {
+/**
+ * Whether a transaction first seen already final reached that status before the trigger started.
+ * A reversal is known exactly: the REVERSED list read to its end when the trigger started holds
+ * every payout reversed before (polling/reversals.ts). Any other status is judged by the creation:
+ * at or before the newest transaction of the first poll, the transaction existed before the
+ * trigger, and the first poll read everything near that newest one.
+ */
+function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject, reversal: boolean): boolean {
+	if (reversal && state.reversals?.complete) return state.reversals.known.includes(envelope.reference as string);
 	const floor = state.floors[resource];
 	const created = createdAtMs(envelope);
 	return typeof floor === 'number' && created !== null && created <= floor;
