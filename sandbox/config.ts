@@ -72,6 +72,7 @@ export function defaultSandboxConfig(): SandboxConfig {
 		envelopeUpdatedAt: true,
 		naiveTimestampsOffsetMinutes: null,
 		listBoundsExclusive: false,
+		listTieOrder: 'stable',
 		paymentLinkBase: null,
 		webhooks: { ...DEFAULT_WEBHOOK_DELIVERY },
 		seed: 1,

@@ -32,6 +32,8 @@ export class SandboxRuntime {
 	readonly service: MoneyService;
 	readonly stateWriter: StateWriter | null;
 	revokeEvery: number | null = null;
+	/** List requests answered, for SandboxConfig.listTieOrder `alternating`. */
+	listRequests = 0;
 	apiOrigin = 'http://127.0.0.1';
 	tokenTtlSeconds: number;
 

@@ -102,6 +102,12 @@ export interface SandboxConfig {
 	naiveTimestampsOffsetMinutes: number | null;
 	/** Whether a list's start_date and end_date exclude a transaction created exactly at them (the spec says "bound", not whether inclusive). */
 	listBoundsExclusive: boolean;
+	/**
+	 * How transactions created at the same instant are ordered in a list: `stable` (by creation), or
+	 * `alternating`, reversed on every other list request, as a database may order ties differently
+	 * from one query to the next (the spec says only "newest first").
+	 */
+	listTieOrder: 'stable' | 'alternating';
 	paymentLinkBase: string | null;
 	webhooks: Partial<WebhookDeliverySettings>;
 	seed: number;

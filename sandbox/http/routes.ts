@@ -62,7 +62,7 @@ function parsePositiveInteger(name: string, value: string | null, fallback: numb
 	return Number(value);
 }
 
-export function parseListQuery(resource: Resource, query: URLSearchParams, wallClockOffsetMinutes = 0, boundsExclusive = false): ListQuery {
+export function parseListQuery(resource: Resource, query: URLSearchParams, wallClockOffsetMinutes = 0, boundsExclusive = false, reverseTies = false): ListQuery {
 	const fields: Record<string, string> = {};
 	const page = parsePositiveInteger('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER, fields);
 	const limit = parsePositiveInteger('limit', query.get('limit'), 20, 100, fields);
@@ -83,6 +83,7 @@ export function parseListQuery(resource: Resource, query: URLSearchParams, wallC
 		channel: channel as Channel | undefined,
 		startMs: startMs === undefined ? undefined : startMs + exclusion,
 		endMs: endMs === undefined ? undefined : endMs - exclusion,
+		reverseTies,
 	};
 }
 
@@ -110,8 +111,9 @@ function getRoute(resource: Resource) {
 
 function listRoute(resource: Resource) {
 	return ({ runtime, client, query }: RouteContext): RouteResult => {
-		const { naiveTimestampsOffsetMinutes, listBoundsExclusive } = runtime.config;
-		const listQuery = parseListQuery(resource, query, naiveTimestampsOffsetMinutes ?? 0, listBoundsExclusive);
+		const { naiveTimestampsOffsetMinutes, listBoundsExclusive, listTieOrder } = runtime.config;
+		const reverseTies = listTieOrder === 'alternating' && runtime.listRequests++ % 2 === 1;
+		const listQuery = parseListQuery(resource, query, naiveTimestampsOffsetMinutes ?? 0, listBoundsExclusive, reverseTies);
 		const { items, total } = runtime.store.list(client.clientId, resource, listQuery);
 		return {
 			status: 200,

@@ -225,3 +225,20 @@ describe('list bounds that exclude their own instant (SandboxConfig.listBoundsEx
 	});
 });
 
+describe('ties ordered differently from one list request to the next (SandboxConfig.listTieOrder alternating)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { listTieOrder: 'alternating' } });
+
+	it('reverses transactions created at the same instant on every other request, and keeps newest first', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 3, status: 'COMPLETED', createdAtFrom: '2024-03-01T10:00:00Z', createdAtTo: '2024-03-01T10:00:00Z' });
+		await sandbox.control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: '2024-03-01T11:00:00Z', createdAtTo: '2024-03-01T11:00:00Z' });
+		const references = async () => (await api.call('GET', '/money/v1/charge')).json.data.map((envelope: { reference: string }) => envelope.reference);
+		const first = await references();
+		const second = await references();
+		expect(second).toEqual([first[0], ...first.slice(1).reverse()]);
+		expect(await references()).toEqual(first);
+	});
+});
+
