@@ -32,6 +32,8 @@ export class SandboxRuntime {
 	readonly service: MoneyService;
 	readonly stateWriter: StateWriter | null;
 	revokeEvery: number | null = null;
+	/** List requests answered, for SandboxConfig.listTieOrder `alternating`. */
+	listRequests = 0;
 	apiOrigin = 'http://127.0.0.1';
 	tokenTtlSeconds: number;
 
@@ -51,6 +53,8 @@ export class SandboxRuntime {
 		this.webhooks = new WebhookDispatcher(config.webhooks, this.counters, this.clock);
 		const envelopeContext: EnvelopeContext = {
 			payoutTypeLabel: config.payoutTypeLabel,
+			updatedAt: config.envelopeUpdatedAt,
+			naiveTimestampsOffsetMinutes: config.naiveTimestampsOffsetMinutes,
 			redirectLink: (reference) => `${this.apiOrigin}/_pay/${encodeURIComponent(reference)}`,
 		};
 		this.service = new MoneyService(

@@ -1,15 +1,17 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { channelsFilter, statusesFilter } from '../events/filterFields';
 import type { MoneyEventItem } from '../events/item';
 import { byOccurrence } from './polling/observe';
 import { pollNewTransactions } from './polling/listing';
-import { initialiseResource, newestEvent, recheckWatched } from './polling/reads';
+import { initialiseResource } from './polling/initialise';
+import { newestEvent, recheckWatched } from './polling/reads';
 import { recentReversals, wantsReversals } from './polling/reversals';
-import { DEFAULT_MAX_WATCHED, settingsOf } from './polling/settings';
-import { forgetStatusesBeyond, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
+import { claimPoll } from './polling/inFlight';
+import { DEFAULT_MAX_WATCHED, settingsOf, tooManyToWatch, type PollSettings } from './polling/settings';
+import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
 
 export class MoneyPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -97,36 +99,43 @@ export class MoneyPollTrigger implements INodeType {
 			return newest ? [this.helpers.returnJsonArray([newest])] : null;
 		}
 
-		const staticData = this.getWorkflowStaticData('node');
-		const state = loadState(staticData);
-		const emitted: MoneyEventItem[] = [];
-		const listed = new Set<string>();
-
-		for (const resource of settings.resources) {
-			if (typeof state.cursors[resource] !== 'number') {
-				await initialiseResource(this, state, settings, resource);
-				continue;
-			}
-			emitted.push(...(await pollNewTransactions(this, state, settings, resource, listed)));
-			if (resource === 'payout' && wantsReversals(settings)) {
-				emitted.push(...(await recentReversals(this, state, settings, listed)));
-			}
+		const release = claimPoll(this);
+		if (!release) {
+			this.logger.warn('Money Poll Trigger skipped a poll: the previous poll of this trigger is still running', {
+				node: this.getNode().name,
+			});
+			return null;
 		}
-		emitted.push(...(await recheckWatched(this, state, settings, listed)));
-		forgetStatusesBeyond(state, MAX_REMEMBERED_STATUSES + listed.size + settings.maxChecks);
-		if (state.watch.length > settings.maxWatched) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`${state.watch.length} PENDING transactions to watch, more than Max Watched Transactions (${settings.maxWatched})`,
-				{
-					description:
-						"Raise Max Watched Transactions in the trigger's Options (or narrow Resource or Channels). This poll emitted and saved nothing, so no event is lost: the next poll after the change starts from the same point.",
-				},
-			);
+		try {
+			return await pollOnce(this, settings);
+		} finally {
+			release();
 		}
-
-		saveState(staticData, state);
-		if (emitted.length === 0) return null;
-		return [this.helpers.returnJsonArray(emitted.sort(byOccurrence))];
 	}
+}
+
+async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<INodeExecutionData[][] | null> {
+	const state = loadState(context);
+	forgetUnselected(state, settings.resources);
+	const emitted: MoneyEventItem[] = [];
+	const listed = new Set<string>();
+
+	for (const resource of settings.resources) {
+		if (typeof state.cursors[resource] !== 'number') {
+			await initialiseResource(context, state, settings, resource);
+			continue;
+		}
+		emitted.push(...(await pollNewTransactions(context, state, settings, resource, listed)));
+		if (resource === 'payout' && wantsReversals(settings)) {
+			emitted.push(...(await recentReversals(context, state, settings, listed)));
+		}
+	}
+	if (!wantsReversals(settings)) delete state.reversals;
+	emitted.push(...(await recheckWatched(context, state, settings, listed)));
+	forgetStatusesBeyond(state, MAX_REMEMBERED_STATUSES + listed.size + settings.maxChecks);
+	if (state.watch.length > settings.maxWatched) throw tooManyToWatch(context, state.watch.length, settings);
+
+	saveState(context, state);
+	if (emitted.length === 0) return null;
+	return [context.helpers.returnJsonArray(emitted.sort(byOccurrence))];
 }

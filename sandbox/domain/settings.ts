@@ -92,6 +92,22 @@ export interface SandboxConfig {
 	tokenCapacity: number;
 	tokenSnapshotsEntitlements: boolean;
 	payoutTypeLabel: 'payout' | 'transfer';
+	/** Whether charge and payout envelopes carry `updated_at`: the spec's list of known envelope fields (2.4) does not name it. */
+	envelopeUpdatedAt: boolean;
+	/**
+	 * null: timestamps in UTC with `Z`. A number: envelope timestamps written without a zone designator, as
+	 * ISO 8601 allows, in the wall time of that many minutes east of UTC (60: Douala), and list bounds
+	 * without one read in that wall time.
+	 */
+	naiveTimestampsOffsetMinutes: number | null;
+	/** Whether a list's start_date and end_date exclude a transaction created exactly at them (the spec says "bound", not whether inclusive). */
+	listBoundsExclusive: boolean;
+	/**
+	 * How transactions created at the same instant are ordered in a list: `stable` (by creation), or
+	 * `alternating`, reversed on every other list request, as a database may order ties differently
+	 * from one query to the next (the spec says only "newest first").
+	 */
+	listTieOrder: 'stable' | 'alternating';
 	paymentLinkBase: string | null;
 	webhooks: Partial<WebhookDeliverySettings>;
 	seed: number;

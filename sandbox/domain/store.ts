@@ -8,6 +8,8 @@ export interface ListQuery {
 	channel?: Channel;
 	startMs?: number;
 	endMs?: number;
+	/** Transactions created at the same instant in the reverse of their usual order (SandboxConfig.listTieOrder). */
+	reverseTies?: boolean;
 }
 
 function isBefore(a: Transaction, b: Transaction): boolean {
@@ -136,6 +138,7 @@ export class TransactionStore {
 		const to = query.endMs === undefined ? list.items.length : list.upperBound(query.endMs);
 		const offset = (query.page - 1) * query.limit;
 		if (to <= from) return { items: [], total: 0 };
+		if (query.reverseTies) return this.listWithTiesReversed(list.items.slice(from, to), query, offset);
 		if (!query.status && !query.channel) {
 			const items: Transaction[] = [];
 			for (let index = to - 1 - offset; index >= from && items.length < query.limit; index--) items.push(list.items[index]);
@@ -151,6 +154,18 @@ export class TransactionStore {
 			total++;
 		}
 		return { items, total };
+	}
+
+	private listWithTiesReversed(window: Transaction[], query: ListQuery, offset: number): { items: Transaction[]; total: number } {
+		const matching = window.filter((tx) => (!query.status || tx.status === query.status) && (!query.channel || tx.channel === query.channel));
+		const newestFirst: Transaction[] = [];
+		for (let end = matching.length; end > 0; ) {
+			let start = end - 1;
+			while (start > 0 && matching[start - 1].createdAt === matching[end - 1].createdAt) start--;
+			newestFirst.push(...matching.slice(start, end));
+			end = start;
+		}
+		return { items: newestFirst.slice(offset, offset + query.limit), total: matching.length };
 	}
 }
 

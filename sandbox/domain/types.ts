@@ -87,7 +87,7 @@ export interface TransactionEnvelope {
 	metadata: Record<string, unknown> | null;
 	redirect_link?: string;
 	created_at: string;
-	updated_at: string;
+	updated_at?: string;
 }
 
 export interface SeedRequest {

@@ -3,6 +3,10 @@ import { STATUS_CODES, type LedgerTransaction, type Transaction, type Transactio
 
 export interface EnvelopeContext {
 	payoutTypeLabel: 'payout' | 'transfer';
+	/** Whether envelopes carry `updated_at` (SandboxConfig.envelopeUpdatedAt). */
+	updatedAt: boolean;
+	/** Timestamps without a zone designator, in this wall time (SandboxConfig.naiveTimestampsOffsetMinutes). */
+	naiveTimestampsOffsetMinutes: number | null;
 	redirectLink(reference: string): string;
 }
 
@@ -10,6 +14,11 @@ const CATEGORIES = {
 	charge: { id: 'merchant_collection', label: 'Merchant collection' },
 	payout: { id: 'merchant_disbursement', label: 'Merchant disbursement' },
 } as const;
+
+function timestamp(ms: number, context: EnvelopeContext): string {
+	const offset = context.naiveTimestampsOffsetMinutes;
+	return offset === null ? new Date(ms).toISOString() : new Date(ms + offset * 60_000).toISOString().slice(0, -1);
+}
 
 export function toEnvelope(tx: Transaction, owner: ClientState | undefined, context: EnvelopeContext): TransactionEnvelope {
 	const counterpartName = tx.counterpart.name ?? tx.counterpart.identifier;
@@ -34,9 +43,9 @@ export function toEnvelope(tx: Transaction, owner: ClientState | undefined, cont
 		description: tx.resource === 'charge' ? `Charge from ${counterpartName} via ${tx.channel}` : `Payout to ${counterpartName} via ${tx.channel}`,
 		payment_references: tx.paymentReference ? [tx.paymentReference] : [],
 		metadata: tx.metadata,
-		created_at: new Date(tx.createdAt).toISOString(),
-		updated_at: new Date(tx.updatedAt).toISOString(),
+		created_at: timestamp(tx.createdAt, context),
 	};
+	if (context.updatedAt) envelope.updated_at = timestamp(tx.updatedAt, context);
 	if (tx.resource === 'charge' && tx.channel === 'platform') envelope.redirect_link = context.redirectLink(tx.reference);
 	return envelope;
 }

@@ -33,9 +33,19 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(
 const DATE_ONLY = /^\d{4}-\d{2}-\d{2}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-function parseBoundary(name: string, value: string | null, fields: Record<string, string>, isUpperBound: boolean): number | undefined {
+/**
+ * A bound's instant. Without a zone designator it is wall time `wallClockOffsetMinutes` east of UTC
+ * (SandboxConfig.naiveTimestampsOffsetMinutes; UTC by default), whatever the process's time zone.
+ */
+function boundaryMs(value: string, wallClockOffsetMinutes: number): number {
+	const dateTime = DATE_ONLY.test(value) ? `${value}T00:00:00` : value.replace(' ', 'T');
+	if (/(?:Z|[+-]\d{2}:?\d{2})$/.test(dateTime)) return Date.parse(dateTime);
+	return Date.parse(`${dateTime}Z`) - wallClockOffsetMinutes * 60_000;
+}
+
+function parseBoundary(name: string, value: string | null, fields: Record<string, string>, isUpperBound: boolean, wallClockOffsetMinutes: number): number | undefined {
 	if (value === null || value === '') return undefined;
-	const parsed = ISO_8601.test(value) ? Date.parse(DATE_ONLY.test(value) ? `${value}T00:00:00Z` : value) : Number.NaN;
+	const parsed = ISO_8601.test(value) ? boundaryMs(value, wallClockOffsetMinutes) : Number.NaN;
 	if (Number.isNaN(parsed)) {
 		fields[name] = 'must be an ISO 8601 date or date-time';
 		return undefined;
@@ -52,7 +62,7 @@ function parsePositiveInteger(name: string, value: string | null, fallback: numb
 	return Number(value);
 }
 
-export function parseListQuery(resource: Resource, query: URLSearchParams): ListQuery {
+export function parseListQuery(resource: Resource, query: URLSearchParams, wallClockOffsetMinutes = 0, boundsExclusive = false, reverseTies = false): ListQuery {
 	const fields: Record<string, string> = {};
 	const page = parsePositiveInteger('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER, fields);
 	const limit = parsePositiveInteger('limit', query.get('limit'), 20, 100, fields);
@@ -61,11 +71,20 @@ export function parseListQuery(resource: Resource, query: URLSearchParams): List
 	if (status !== undefined && !allowedStatuses.includes(status as Status)) fields.status = `must be one of ${allowedStatuses.join(', ')}`;
 	const channel = query.get('channel') ?? undefined;
 	if (channel !== undefined && !(CHANNELS as readonly string[]).includes(channel)) fields.channel = `must be one of ${CHANNELS.join(', ')}`;
-	const startMs = parseBoundary('start_date', query.get('start_date'), fields, false);
-	const endMs = parseBoundary('end_date', query.get('end_date'), fields, true);
+	const startMs = parseBoundary('start_date', query.get('start_date'), fields, false, wallClockOffsetMinutes);
+	const endMs = parseBoundary('end_date', query.get('end_date'), fields, true, wallClockOffsetMinutes);
 	if (startMs !== undefined && endMs !== undefined && startMs > endMs) fields.end_date = 'must not be before start_date';
 	if (Object.keys(fields).length > 0) throw validationError(fields);
-	return { page, limit, status: status as Status | undefined, channel: channel as Channel | undefined, startMs, endMs };
+	const exclusion = boundsExclusive ? 1 : 0;
+	return {
+		page,
+		limit,
+		status: status as Status | undefined,
+		channel: channel as Channel | undefined,
+		startMs: startMs === undefined ? undefined : startMs + exclusion,
+		endMs: endMs === undefined ? undefined : endMs - exclusion,
+		reverseTies,
+	};
 }
 
 function createRoute(resource: Resource) {
@@ -92,7 +111,9 @@ function getRoute(resource: Resource) {
 
 function listRoute(resource: Resource) {
 	return ({ runtime, client, query }: RouteContext): RouteResult => {
-		const listQuery = parseListQuery(resource, query);
+		const { naiveTimestampsOffsetMinutes, listBoundsExclusive, listTieOrder } = runtime.config;
+		const reverseTies = listTieOrder === 'alternating' && runtime.listRequests++ % 2 === 1;
+		const listQuery = parseListQuery(resource, query, naiveTimestampsOffsetMinutes ?? 0, listBoundsExclusive, reverseTies);
 		const { items, total } = runtime.store.list(client.clientId, resource, listQuery);
 		return {
 			status: 200,

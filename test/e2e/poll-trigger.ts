@@ -4,7 +4,8 @@
  * that later fail emitted once when they fail, including one first seen by a poll that emitted
  * nothing (n8n keeps that poll's state only in memory) followed by a restart. Then polls that
  * cannot read everything at once: Max Pages 1 under 150 completions (resumed, across a restart),
- * 600 PENDING payouts completed later, and the editor's manual test. Those checks make polls
+ * 600 PENDING payouts completed later, two Poll Times on the same minute (n8n runs both polls at
+ * once), a trigger node renamed in the workflow, and the editor's manual test. Those checks make polls
  * happen by activation (n8n polls once when it activates a workflow, and saves the trigger's
  * state after it) rather than waiting for the minute. Run by scripts/e2e.ts.
  */
@@ -21,7 +22,7 @@ const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
 	const id = 'e2ePollTrigger';
-	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual' };
+	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename' };
 	/** Polls at New Year only: the checks that poll by activation are not disturbed by a minute tick. */
 	const YEARLY = { pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] } };
 	const pollWorkflow = (workflowId: string, name: string, parameters: Record<string, unknown>) =>
@@ -45,6 +46,12 @@ export function build(ctx: E2eContext): CasePart {
 			options: { overlapSeconds: 0, maxChecksPerPoll: 1000 },
 		}),
 		pollWorkflow(ids.manual, 'e2e poll trigger, manual test', { resource: 'both', statuses: ['REVERSED'] }),
+		pollWorkflow(ids.overlap, 'e2e poll trigger, two Poll Times on one minute', {
+			pollTimes: { item: [{ mode: 'custom', cronExpression: '0 * * * * *' }, { mode: 'custom', cronExpression: '0 */1 * * * *' }] },
+			resource: 'charge',
+			statuses: ['COMPLETED'],
+		}),
+		pollWorkflow(ids.rename, 'e2e poll trigger, renamed', { ...YEARLY, resource: 'charge', statuses: ['COMPLETED'] }),
 	];
 
 	const emittedBy = async (workflowId: string) => {
@@ -125,6 +132,14 @@ export function build(ctx: E2eContext): CasePart {
 		return entries.reduce<(typeof entries)[number] | null>((latest, entry) => (!latest || entry.created_at > latest.created_at ? entry : latest), null)!.reference;
 	}
 
+	/** Renames the trigger node of an inactive workflow through the public API (nodes, connections and static data otherwise as saved). */
+	async function renameTrigger(workflowId: string, from: string, to: string) {
+		const saved = await ctx.api.getWorkflow(workflowId);
+		const nodes = saved.nodes.map((entry: { name: string }) => (entry.name === from ? { ...entry, name: to } : entry));
+		const connections = Object.fromEntries(Object.entries(saved.connections).map(([name, value]) => [name === from ? to : name, value]));
+		await ctx.api.call('PUT', `/workflows/${workflowId}`, { name: saved.name, nodes, connections, settings: { executionOrder: 'v1' } });
+	}
+
 	const state: { charge?: string; firstPayout?: string; quietPayout?: string } = {};
 	const checks: Check[] = [
 		{
@@ -186,6 +201,29 @@ export function build(ctx: E2eContext): CasePart {
 				await pollByActivation(ids.watch);
 				assertEachOnce(await emittedAtLeast(600, ids.watch, 30_000), references, 'COMPLETED');
 				await ctx.api.deactivateWorkflow(ids.watch);
+			},
+		},
+		{
+			name: 'Money Poll Trigger: two Poll Times that fall on the same minute emit each completion once',
+			async fn() {
+				await activateAndAwaitPoll(ids.overlap);
+				const references = await seedBatch('charge', 5, 'COMPLETED', 'e2e-poll-overlap');
+				await emittedAtLeast(5, ids.overlap, 150_000);
+				await sleep(10_000);
+				assertEachOnce(await emittedBy(ids.overlap), references, 'COMPLETED');
+				await ctx.api.deactivateWorkflow(ids.overlap);
+			},
+		},
+		{
+			name: 'Money Poll Trigger: completions while the workflow was off are emitted once after its trigger node was renamed',
+			async fn() {
+				await activateAndAwaitPoll(ids.rename);
+				await ctx.api.deactivateWorkflow(ids.rename);
+				const references = await seedBatch('charge', 3, 'COMPLETED', 'e2e-poll-rename');
+				await renameTrigger(ids.rename, 'Money Poll Trigger', 'New charges');
+				await activateAndAwaitPoll(ids.rename);
+				assertEachOnce(await emittedAtLeast(3, ids.rename, 30_000), references, 'COMPLETED');
+				await ctx.api.deactivateWorkflow(ids.rename);
 			},
 		},
 		{

@@ -11,6 +11,7 @@ import type {
 	Workflow,
 } from 'n8n-workflow';
 
+import { stateKey } from '../../nodes/MoneyPollTrigger/polling/state';
 import {
 	additionalDataFor,
 	buildWorkflow,
@@ -40,8 +41,8 @@ export interface PollOutcome {
  * node's static data carries over, and a non-null result starts an execution with those items.
  */
 export class PollHarness {
-	readonly node: INode;
-	readonly workflow: Workflow;
+	node: INode;
+	workflow: Workflow;
 	readonly executions: RunResult[] = [];
 	readonly errors: unknown[] = [];
 
@@ -63,12 +64,23 @@ export class PollHarness {
 		this.workflow = buildWorkflow(engine, { nodes: [this.node], id: `wf-${randomUUID().slice(0, 8)}` });
 	}
 
+	/**
+	 * A workflow edit saved and activated again: n8n builds a new Workflow from the saved nodes and
+	 * static data (as JSON, as the database keeps it).
+	 */
+	edit(changes: Partial<INode>): void {
+		const staticData = JSON.parse(JSON.stringify(this.workflow.staticData)) as IDataObject;
+		this.node = { ...this.node, ...changes };
+		this.workflow = buildWorkflow(this.engine, { nodes: [this.node], id: this.workflow.id, staticData });
+	}
+
 	get nodeType(): INodeType {
 		return this.engine.nodeTypes.getByNameAndVersion(this.node.type, this.node.typeVersion);
 	}
 
+	/** The trigger's saved state: kept in the workflow's global static data under the node's id (nodes/MoneyPollTrigger/polling/state.ts). */
 	get staticData(): IDataObject {
-		return this.workflow.getStaticData('node', this.node);
+		return (this.workflow.getStaticData('global', this.node)[stateKey(this.node)] as IDataObject | undefined) ?? {};
 	}
 
 	/** One scheduled poll. */

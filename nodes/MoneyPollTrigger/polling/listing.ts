@@ -5,9 +5,10 @@ import { LIST_PAGE_SIZE_MAX, type TransactionResource } from '../../api/values';
 import type { MoneyEventItem } from '../../events/item';
 import { lastKnownStatus } from '../../events/memory';
 import { moneyApiPages, type MoneyListPage } from '../../transport/request';
-import { createdAtMs, observe } from './observe';
-import { listQuery, type PollSettings } from './settings';
-import { type ListingWindow, type PollState, watchKey } from './state';
+import { apiTime, createdAtMs, zonelessCreatedAt } from './apiTime';
+import { observe } from './observe';
+import type { PollSettings } from './settings';
+import { type ListingWindow, noteTimeNotation, type PollState, watchKey } from './state';
 
 /**
  * New transactions of one resource, read as a window that may span several polls
@@ -19,10 +20,11 @@ import { type ListingWindow, type PollState, watchKey } from './state';
  */
 
 /**
- * Added to the window's end: the spec does not say whether end_date is inclusive, and created_at
- * may be given to the second; transactions this adds are only read twice, never skipped.
+ * Added beyond both bounds of a window, whatever the Overlap: the spec does not say whether
+ * start_date and end_date include their own instant, and created_at may be given to the second, so
+ * a transaction created at the same instant as the newest one read is read again, never skipped.
  */
-const END_MARGIN_MS = 1000;
+export const BOUND_MARGIN_MS = 1000;
 
 /** One page of a resource's list. */
 export async function listPage(
@@ -36,10 +38,14 @@ export async function listPage(
 	return value ?? { items: [], page, pages: page };
 }
 
-function windowQuery(settings: PollSettings, window: ListingWindow): IDataObject {
-	const qs = listQuery(settings.filters);
-	if (window.start !== null) qs.start_date = new Date(Math.max(0, window.start)).toISOString();
-	if (window.end !== null) qs.end_date = new Date(window.end).toISOString();
+/**
+ * The window's query holds no filter of the trigger: its pages must stay the same pages when
+ * Channels is changed while a window is unfinished (the filters apply to what is read).
+ */
+function windowQuery(window: ListingWindow, zoneless: boolean): IDataObject {
+	const qs: IDataObject = {};
+	if (window.start !== null) qs.start_date = apiTime(Math.max(0, window.start), zoneless);
+	if (window.end !== null) qs.end_date = apiTime(window.end, zoneless);
 	return qs;
 }
 
@@ -54,16 +60,17 @@ export async function pollNewTransactions(
 	const resumed = state.windows[resource];
 	const window: ListingWindow = resumed
 		? { ...resumed, recent: { ...(resumed.recent ?? {}) } }
-		: { start: cursor > 0 ? cursor - settings.overlapMs : null, end: null, page: 1, recent: {} };
+		: { start: cursor > 0 ? cursor - settings.overlapMs - BOUND_MARGIN_MS : null, end: null, page: 1, recent: {} };
 	const items: MoneyEventItem[] = [];
 	let newest = cursor;
 	let finished = false;
 	for (let pagesRead = 0; pagesRead < settings.maxPages && !finished; pagesRead++) {
-		const page = await listPage(context, resource, windowQuery(settings, window), window.page);
+		const page = await listPage(context, resource, windowQuery(window, state.zonelessTimes), window.page);
 		const newestOnPage = page.items.reduce((max, envelope) => Math.max(max, createdAtMs(envelope) ?? 0), 0);
-		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + END_MARGIN_MS;
-		const recentFrom = window.end === null ? Number.POSITIVE_INFINITY : window.end - END_MARGIN_MS - settings.overlapMs;
+		if (window.end === null && newestOnPage > 0) window.end = newestOnPage + BOUND_MARGIN_MS;
+		const recentFrom = window.end === null ? Number.POSITIVE_INFINITY : window.end - 2 * BOUND_MARGIN_MS - settings.overlapMs;
 		for (const envelope of page.items) {
+			noteTimeNotation(state, zonelessCreatedAt(envelope));
 			const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
 			if (reference) listed.add(watchKey(resource, reference));
 			const item = observe(state, settings, resource, envelope, true);

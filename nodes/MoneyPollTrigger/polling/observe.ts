@@ -1,26 +1,16 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../api/values';
+import { REVERSED_STATUS, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import { buildEventItem, type MoneyEventItem } from '../../events/item';
 import { lastKnownStatus, rememberStatus } from '../../events/memory';
 import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
+import { createdAtMs } from './apiTime';
 import type { PollSettings } from './settings';
-import { type PollState, unwatch, watch, watchKey } from './state';
+import { type PollState, rememberReversal, unwatch, watch, watchKey } from './state';
 
 /** One transaction as a poll sees it: what to remember and whether it is an event to emit. */
-
-export function timeMs(envelope: IDataObject, field: 'created_at' | 'updated_at'): number | null {
-	const value = envelope[field];
-	if (typeof value !== 'string') return null;
-	const ms = Date.parse(value);
-	return Number.isNaN(ms) ? null : ms;
-}
-
-export function createdAtMs(envelope: IDataObject): number | null {
-	return timeMs(envelope, 'created_at');
-}
 
 export function eventItem(resource: TransactionResource, envelope: IDataObject, status: string): MoneyEventItem {
 	const reference = typeof envelope.reference === 'string' ? envelope.reference : 'unknown';
@@ -54,17 +44,27 @@ export function observe(
 	const verdict = judgeTransition(previous, status);
 	if (verdict === 'stale') return null;
 	rememberStatus(state, resource, reference, verdict === 'duplicate' ? (previous as string) : status, Number.POSITIVE_INFINITY);
+	const reversal = resource === 'payout' && status === REVERSED_STATUS;
+	const history = skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope, reversal);
+	if (reversal) rememberReversal(state, reference);
 	const key = watchKey(resource, reference);
+	const channel = channelOfEnvelope(envelope);
 	if (isFinalStatus(status)) unwatch(state, key);
-	else watch(state, key);
+	else if (passesFilters({ ...settings.filters, statuses: [] }, { resource, status, channel })) watch(state, key);
 	if (verdict === 'duplicate') return null;
-	if (skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope)) return null;
-	const passes = passesFilters(settings.filters, { resource, status, channel: channelOfEnvelope(envelope) });
-	return passes ? eventItem(resource, envelope, status) : null;
+	if (history) return null;
+	return passesFilters(settings.filters, { resource, status, channel }) ? eventItem(resource, envelope, status) : null;
 }
 
-/** Created at or before the newest transaction of the first poll: it existed before the trigger. */
-function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject): boolean {
+/**
+ * Whether a transaction first seen already final reached that status before the trigger started.
+ * A reversal is known exactly: the REVERSED list read to its end when the trigger started holds
+ * every payout reversed before (polling/reversals.ts). Any other status is judged by the creation:
+ * at or before the newest transaction of the first poll, the transaction existed before the
+ * trigger, and the first poll read everything near that newest one.
+ */
+function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject, reversal: boolean): boolean {
+	if (reversal && state.reversals?.complete) return state.reversals.known.includes(envelope.reference as string);
 	const floor = state.floors[resource];
 	const created = createdAtMs(envelope);
 	return typeof floor === 'number' && created !== null && created <= floor;

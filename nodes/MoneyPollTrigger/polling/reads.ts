@@ -1,49 +1,19 @@
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { itemRoute, listRoute } from '../../api/routes';
-import { LIST_PAGE_SIZE_MAX, statusesOf, type TransactionResource } from '../../api/values';
+import { itemRoute } from '../../api/routes';
+import { statusesOf, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, envelopeOfReadResponse, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
-import { moneyApiPages, moneyApiRequest } from '../../transport/request';
+import { moneyApiRequest } from '../../transport/request';
 import { listPage } from './listing';
-import { recentReversals, wantsReversals } from './reversals';
-import { createdAtMs, eventItem, observe } from './observe';
+import { createdAtMs } from './apiTime';
+import { eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
 import { parseWatchKey, type PollState, unwatch } from './state';
 
-/** The API reads of a poll besides new transactions (listing.ts) and reversals (reversals.ts): first poll, watched pending ones, the manual test. */
-
-/**
- * First poll for a resource: records the state of what already exists (the newest pages, back to
- * the overlap window) without emitting, and sets the cursor and the history floor there.
- */
-export async function initialiseResource(
-	context: IPollFunctions,
-	state: PollState,
-	settings: PollSettings,
-	resource: TransactionResource,
-): Promise<void> {
-	let newest = 0;
-	let pagesRead = 0;
-	let windowCovered = false;
-	for await (const page of moneyApiPages.call(context, listRoute(resource), listQuery(settings.filters), {
-		pageSize: LIST_PAGE_SIZE_MAX,
-	})) {
-		pagesRead++;
-		for (const envelope of page.items) {
-			const created = createdAtMs(envelope) ?? 0;
-			newest = Math.max(newest, created);
-			if (created < newest - settings.overlapMs) windowCovered = true;
-			observe(state, settings, resource, envelope);
-		}
-		if (windowCovered || pagesRead >= settings.maxPages) break;
-	}
-	state.cursors = { ...state.cursors, [resource]: newest };
-	state.floors = { ...state.floors, [resource]: newest };
-	if (resource === 'payout' && wantsReversals(settings)) await recentReversals(context, state, settings, new Set());
-}
+/** The API reads of a poll besides new transactions (listing.ts), reversals (reversals.ts) and the first poll (initialise.ts): watched pending ones, the manual test. */
 
 export async function recheckWatched(
 	context: IPollFunctions,

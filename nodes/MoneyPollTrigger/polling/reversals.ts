@@ -2,19 +2,20 @@ import type { IPollFunctions } from 'n8n-workflow';
 
 import { REVERSED_STATUS } from '../../api/values';
 import type { MoneyEventItem } from '../../events/item';
-import { lastKnownStatus } from '../../events/memory';
 import { listPage } from './listing';
-import { observe, timeMs } from './observe';
-import { listQuery, type PollSettings } from './settings';
-import { type PollState, type ReversalScan, watchKey } from './state';
+import { observe } from './observe';
+import type { PollSettings } from './settings';
+import { type PollState, type ReversalMemory, watchKey } from './state';
 
 /**
- * Reversals of payouts the listing window no longer covers. The REVERSED list is ordered by
- * created_at, so the reversal of an old payout lands deep in it; its `total` only grows (REVERSED
- * is final). A scan reads the list from page 1 until it has found as many reversals made since the
- * last scan (updated_at after `since`) as the total grew, or the list ends; at Max Pages it resumes
- * next poll. A reversal older than `since` less the overlap, of a payout whose status is no longer
- * in the bounded memory, was handled by an earlier scan: it is not emitted again.
+ * Reversals of payouts the listing window no longer covers. The REVERSED list is ordered by the
+ * payout's created_at, so the reversal of an old payout lands deep in it, and REVERSED is final:
+ * the list only grows. The trigger keeps the reference of every REVERSED payout it knows (the
+ * whole list, read to its end in one poll when it starts, whatever Max Pages: those predate it).
+ * Its `total` then says how many are unknown; a read goes from page 1 until the known ones are as
+ * many as the total, or the list ends, and resumes at the next page when it reaches Max Pages. Nothing here depends on
+ * `updated_at`, which the spec does not name among the envelope's fields, nor on the bounded status
+ * memory, nor on the Channels filter (applied to what is read).
  */
 
 export function wantsReversals(settings: PollSettings): boolean {
@@ -30,34 +31,31 @@ export async function recentReversals(
 	settings: PollSettings,
 	listed: Set<string>,
 ): Promise<MoneyEventItem[]> {
-	const scan: ReversalScan = state.reversals ? { ...state.reversals, found: [...state.reversals.found] } : { total: null, since: 0, page: 1, found: [] };
-	const qs = { ...listQuery(settings.filters), status: REVERSED_STATUS };
+	const memory: ReversalMemory = state.reversals ?? { known: [], page: 1, complete: false };
+	const known = new Set(memory.known);
+	state.reversals = memory;
 	const items: MoneyEventItem[] = [];
-	let newestUpdate = scan.since;
+	let page = memory.page;
 	let done = false;
-	for (let pagesRead = 0; pagesRead < settings.maxPages && !done; pagesRead++) {
-		const page = await listPage(context, 'payout', qs, scan.page);
-		for (const envelope of page.items) {
-			if (typeof envelope.reference !== 'string') continue;
-			const updated = timeMs(envelope, 'updated_at');
-			const unknownTime = updated === null;
-			const known = lastKnownStatus(state, 'payout', envelope.reference);
-			if (!unknownTime && updated < scan.since - settings.overlapMs && known === undefined) continue;
-			listed.add(watchKey('payout', envelope.reference));
-			const wasReversed = known === REVERSED_STATUS;
-			if ((unknownTime ? !wasReversed : updated > scan.since) && !scan.found.includes(envelope.reference)) {
-				scan.found.push(envelope.reference);
-			}
-			if (!unknownTime) newestUpdate = Math.max(newestUpdate, updated);
+	let complete = memory.complete;
+	for (let pagesRead = 0; (pagesRead < settings.maxPages || !complete) && !done; pagesRead++) {
+		const result = await listPage(context, 'payout', { status: REVERSED_STATUS }, page);
+		for (const envelope of result.items) {
+			const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
+			if (!reference) continue;
+			listed.add(watchKey('payout', reference));
+			if (known.has(reference)) continue;
+			known.add(reference);
+			if (!complete) continue;
 			const item = observe(state, settings, 'payout', envelope);
 			if (item) items.push(item);
 		}
-		const total = page.total ?? null;
-		const allFound = scan.total !== null && total !== null && scan.found.length >= total - scan.total;
-		done = page.items.length === 0 || page.page >= page.pages || allFound || scan.total === null;
-		if (done) state.reversals = { total, since: newestUpdate, page: 1, found: [] };
-		scan.page = page.page + 1;
+		const listEnded = result.items.length === 0 || result.page >= result.pages;
+		const allKnown = complete && result.total !== undefined && known.size >= result.total;
+		complete = complete || listEnded;
+		done = listEnded || allKnown;
+		page = done ? 1 : result.page + 1;
 	}
-	if (!done) state.reversals = scan;
+	state.reversals = { known: [...known], page, complete };
 	return items;
 }

@@ -1,4 +1,5 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
 import { asStringList, type EventFilters } from '../../events/filters';
@@ -39,4 +40,16 @@ export function settingsOf(context: IPollFunctions): PollSettings {
 		maxChecks: number(options.maxChecksPerPoll, 50, 0),
 		maxWatched: number(options.maxWatched, DEFAULT_MAX_WATCHED, 1),
 	};
+}
+
+/** The poll's error when more PENDING transactions are to be watched than Max Watched Transactions allows. */
+export function tooManyToWatch(context: IPollFunctions, count: number, settings: PollSettings): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`${count} PENDING transactions to watch, more than Max Watched Transactions (${settings.maxWatched})`,
+		{
+			description:
+				"Raise Max Watched Transactions in the trigger's Options (or narrow Resource or Channels). This poll emitted and saved nothing, so no event is lost: the next poll after the change starts from the same point.",
+		},
+	);
 }

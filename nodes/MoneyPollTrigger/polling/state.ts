@@ -1,11 +1,13 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
 
 /**
- * What the trigger keeps between polls in its static data: cursors, history floors, the listing
- * window a poll left unfinished, the watch list and the last statuses (docs/webhook-memory.md,
- * "The Poll Trigger").
+ * What the trigger keeps between polls: cursors, history floors, the listing window a poll left
+ * unfinished, the watch list, the last statuses and the known reversals (docs/webhook-memory.md,
+ * "The Poll Trigger"). It lives in the workflow's global static data under the node's id, not in
+ * the node's own static data, which n8n keys by the node's name: renaming the trigger in an active
+ * workflow would otherwise start it afresh and skip what happened meanwhile.
  */
 
 export const MAX_REMEMBERED_STATUSES = 2000;
@@ -24,15 +26,14 @@ export interface ListingWindow extends IDataObject {
 }
 
 /**
- * Where the scan of the REVERSED payouts list stands (polling/reversals.ts): the list's total and
- * the newest updated_at at the end of the last finished scan, and the page and references found
- * by an unfinished one.
+ * The REVERSED payouts the trigger knows (polling/reversals.ts): every reference it read from the
+ * REVERSED list or saw REVERSED, the page the next read starts at, and whether the list has been
+ * read to its end once (until then what it reads predates the trigger).
  */
-export interface ReversalScan extends IDataObject {
-	total: number | null;
-	since: number;
+export interface ReversalMemory extends IDataObject {
+	known: string[];
 	page: number;
-	found: string[];
+	complete: boolean;
 }
 
 export interface PollState extends IDataObject {
@@ -44,11 +45,15 @@ export interface PollState extends IDataObject {
 	 * reads again (its overlap), known whatever the bounded status memory has forgotten since.
 	 */
 	recent: Record<string, Record<string, string>>;
-	reversals?: ReversalScan;
+	reversals?: ReversalMemory;
+	/** Whether the API writes created_at without a zone designator: list bounds are then written so too (polling/apiTime.ts). */
+	zonelessTimes: boolean;
 	watch: string[];
 	statuses: Record<string, string>;
 	referenceOrder: string[];
 }
+
+const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder'];
 
 export function watchKey(resource: TransactionResource, reference: string): string {
 	return `${resource}:${reference}`;
@@ -61,34 +66,70 @@ export function parseWatchKey(key: string): { resource: TransactionResource; ref
 	return { resource, reference: key.slice(separator + 1) };
 }
 
+/** The key of one trigger's state in the workflow's global static data: its node id, which a rename keeps. */
+export function stateKey(node: { id?: string; name: string }): string {
+	return `moneyPollTrigger:${node.id || node.name}`;
+}
+
 function record<T>(value: unknown): Record<string, T> {
 	return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, T>) : {};
 }
 
-export function loadState(staticData: IDataObject): PollState {
-	const copy = JSON.parse(JSON.stringify(staticData)) as IDataObject;
+function reversalMemory(value: unknown): ReversalMemory | undefined {
+	const memory = record<unknown>(value);
+	if (!Array.isArray(memory.known)) return undefined;
 	return {
-		...copy,
+		known: memory.known.filter((reference): reference is string => typeof reference === 'string'),
+		page: typeof memory.page === 'number' && memory.page >= 1 ? memory.page : 1,
+		complete: memory.complete === true,
+	};
+}
+
+/** A copy of the saved state (from the node's static data where an earlier version kept it), changed freely and saved only by saveState. */
+export function loadState(context: IPollFunctions): PollState {
+	const saved = context.getWorkflowStaticData('global')[stateKey(context.getNode())];
+	const copy = JSON.parse(JSON.stringify(saved ?? context.getWorkflowStaticData('node'))) as IDataObject;
+	return {
 		cursors: record<number>(copy.cursors),
 		floors: record<number>(copy.floors),
 		windows: record<ListingWindow>(copy.windows),
 		recent: record<Record<string, string>>(copy.recent),
-		reversals: copy.reversals && typeof copy.reversals === 'object' ? (copy.reversals as ReversalScan) : undefined,
+		reversals: reversalMemory(copy.reversals),
+		zonelessTimes: copy.zonelessTimes === true,
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
 		statuses: record<string>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
 	};
 }
 
-export function saveState(staticData: IDataObject, state: PollState): void {
-	staticData.cursors = state.cursors;
-	staticData.floors = state.floors;
-	staticData.windows = state.windows;
-	staticData.recent = state.recent;
-	if (state.reversals) staticData.reversals = state.reversals;
-	staticData.watch = state.watch;
-	staticData.statuses = state.statuses;
-	staticData.referenceOrder = state.referenceOrder;
+/**
+ * Writes the state as one new object through n8n's static data proxy, so n8n sees it changed and
+ * saves it (with the emitted items, or after an activation poll).
+ */
+export function saveState(context: IPollFunctions, state: PollState): void {
+	const saved: IDataObject = {};
+	for (const field of STATE_FIELDS) if (state[field] !== undefined) saved[field] = state[field];
+	context.getWorkflowStaticData('global')[stateKey(context.getNode())] = saved;
+	const legacy = context.getWorkflowStaticData('node');
+	for (const field of STATE_FIELDS) if (field in legacy) delete legacy[field];
+}
+
+/**
+ * Forgets where a resource's listing stands once Resource no longer selects it: selected again, it
+ * starts afresh as on the first activation, rather than emit what happened while it was not chosen.
+ */
+export function forgetUnselected(state: PollState, selected: TransactionResource[]): void {
+	const keep = <T>(byResource: Record<string, T>): Record<string, T> =>
+		Object.fromEntries(Object.entries(byResource).filter(([resource]) => (selected as string[]).includes(resource)));
+	state.cursors = keep(state.cursors);
+	state.floors = keep(state.floors);
+	state.windows = keep(state.windows);
+	state.recent = keep(state.recent);
+}
+
+/** Notes how the API writes created_at, from an envelope just read. */
+export function noteTimeNotation(state: PollState, zoneless: boolean | null): void {
+	if (zoneless !== null) state.zonelessTimes = zoneless;
 }
 
 /** Adds a PENDING transaction to the watch list. The list is never cut here: the poll checks its size (settings.maxWatched). */
@@ -108,6 +149,13 @@ export function forgetStatusesBeyond(state: PollState, keep: number): void {
 	for (const key of state.referenceOrder.slice(0, excess)) delete statuses[key];
 	state.statuses = statuses;
 	state.referenceOrder = state.referenceOrder.slice(excess);
+}
+
+/** Remembers a payout seen REVERSED by any read of a poll, so the read of the REVERSED list (polling/reversals.ts) counts it as known. */
+export function rememberReversal(state: PollState, reference: string): void {
+	if (state.reversals && !state.reversals.known.includes(reference)) {
+		state.reversals = { ...state.reversals, known: [...state.reversals.known, reference] };
+	}
 }
 
 export function unwatch(state: PollState, key: string): void {

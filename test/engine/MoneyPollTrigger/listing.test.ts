@@ -177,3 +177,47 @@ describe('Money Poll Trigger: reversals', () => {
 		expect(await trigger.poll()).toEqual({ items: null });
 	});
 });
+
+describe('Money Poll Trigger: transactions created at the same instant, with list bounds that exclude it', () => {
+	const { env, poller } = pollTriggerSetup({ config: { listBoundsExclusive: true } });
+	const references = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
+		(outcome.items ?? []).map((item) => item.json.reference as string);
+
+	it('emits a transaction listed after a poll with the created_at of the newest one that poll read (Overlap 0)', async () => {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'], options: { overlapSeconds: 0 } });
+		await env.api.create('charge');
+		await trigger.poll();
+		const instant = new Date(Date.now() + 500).toISOString();
+		const seedAt = async (batch: string) => {
+			await env.sandbox.control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: instant, createdAtTo: instant, metadata: { batch } });
+			return (await env.sandbox.control.ledger()).charges.filter((charge) => charge.metadata?.batch === batch).map((charge) => charge.reference);
+		};
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		const first = await seedAt('first');
+		expect(references(await trigger.poll())).toEqual(first);
+		const second = await seedAt('second');
+		expect(references(await trigger.poll())).toEqual(second);
+		expect(await trigger.poll()).toEqual({ items: null });
+	});
+});
+
+describe('Money Poll Trigger: a limit, transactions created at the same instant that the API orders differently from page to page', () => {
+	const { env, poller } = pollTriggerSetup({ config: { listTieOrder: 'alternating' } });
+	const references = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
+		(outcome.items ?? []).map((item) => item.json.reference as string);
+
+	it('cannot read all of 150 completions created at one instant when ties change order between the pages of a window', async () => {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
+		await env.api.create('charge');
+		await trigger.poll();
+		const instant = new Date(Date.now() + 500).toISOString();
+		await env.sandbox.control.seed({ resource: 'charge', count: 150, status: 'COMPLETED', createdAtFrom: instant, createdAtTo: instant });
+		await new Promise((resolve) => setTimeout(resolve, 600));
+		const emitted: string[] = [];
+		for (let poll = 0; poll < 4; poll++) emitted.push(...references(await trigger.poll()));
+
+		expect(new Set(emitted).size).toBe(emitted.length);
+		expect(emitted.length).toBeLessThan(150);
+	});
+});
+

@@ -92,7 +92,7 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 		await trigger.poll();
 		const old = await api.create('payout');
 		await trigger.poll();
-		await new Promise((resolve) => setTimeout(resolve, 5));
+		await new Promise((resolve) => setTimeout(resolve, 1100));
 		await api.create('payout');
 		await trigger.poll();
 		const getsBefore = await requestsTo('get_money_v1_payout_reference');

@@ -177,3 +177,68 @@ describe('transaction details and account (spec 2.6, 2.7, 4 rules 4-5)', () => {
 		});
 	});
 });
+
+describe('envelopes without updated_at (SandboxConfig.envelopeUpdatedAt false)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { envelopeUpdatedAt: false } });
+
+	it('lists and reads charges and payouts with created_at and no updated_at', async () => {
+		await sandbox.control.seed({ resource: 'payout', count: 2, status: 'REVERSED' });
+		const listed = await api.call('GET', '/money/v1/payout');
+		expect(listed.json.data).toHaveLength(2);
+		for (const envelope of listed.json.data) {
+			expect(envelope.created_at).toEqual(expect.any(String));
+			expect(envelope).not.toHaveProperty('updated_at');
+		}
+		const read = await api.call('GET', `/money/v1/payout/${listed.json.data[0].reference}`);
+		expect(read.json.data).not.toHaveProperty('updated_at');
+	});
+});
+
+describe('timestamps without a zone designator (SandboxConfig.naiveTimestampsOffsetMinutes)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { naiveTimestampsOffsetMinutes: 60 } });
+
+	it('writes the wall time of UTC+1 without a zone and reads zoneless list bounds in it, zoned ones as instants', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 3, status: 'COMPLETED', createdAtFrom: '2024-03-01T10:00:00Z', createdAtTo: '2024-03-01T12:00:00Z' });
+		const createdAt = async (query: string) =>
+			(await api.call('GET', `/money/v1/charge?${query}`)).json.data.map((envelope: { created_at: string }) => envelope.created_at);
+		expect(await createdAt('start_date=2024-03-01T12:00:00.000')).toEqual(['2024-03-01T13:00:00.000', '2024-03-01T12:00:00.000']);
+		expect(await createdAt('start_date=2024-03-01T12:00:00.000Z')).toEqual(['2024-03-01T13:00:00.000']);
+	});
+});
+
+describe('list bounds that exclude their own instant (SandboxConfig.listBoundsExclusive)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { listBoundsExclusive: true } });
+
+	it('leaves out a transaction created exactly at start_date or end_date', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 3, status: 'COMPLETED', createdAtFrom: '2024-03-01T10:00:00Z', createdAtTo: '2024-03-01T12:00:00Z' });
+		const listed = await api.call('GET', '/money/v1/charge?start_date=2024-03-01T10:00:00Z&end_date=2024-03-01T12:00:00Z');
+		expect(listed.json.data.map((envelope: { created_at: string }) => envelope.created_at)).toEqual(['2024-03-01T11:00:00.000Z']);
+	});
+});
+
+describe('ties ordered differently from one list request to the next (SandboxConfig.listTieOrder alternating)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { listTieOrder: 'alternating' } });
+
+	it('reverses transactions created at the same instant on every other request, and keeps newest first', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 3, status: 'COMPLETED', createdAtFrom: '2024-03-01T10:00:00Z', createdAtTo: '2024-03-01T10:00:00Z' });
+		await sandbox.control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: '2024-03-01T11:00:00Z', createdAtTo: '2024-03-01T11:00:00Z' });
+		const references = async () => (await api.call('GET', '/money/v1/charge')).json.data.map((envelope: { reference: string }) => envelope.reference);
+		const first = await references();
+		const second = await references();
+		expect(second).toEqual([first[0], ...first.slice(1).reverse()]);
+		expect(await references()).toEqual(first);
+	});
+});
+
