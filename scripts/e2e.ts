@@ -3,7 +3,7 @@
  * `npm run test:e2e -- --n8n 1.123.x` or MONEY_N8N_VERSION for another tested version), against
  * the Money API sandbox, on loopback ports of its own.
  *
- *   1. install (once, cached) Node 24 and n8n        scripts/n8n/install.ts
+ *   1. install (once, cached) n8n and a Node for it  scripts/n8n/install.ts
  *   2. copy package.json + dist as a community package   (build first: npm run build)
  *   3. start the sandbox and n8n (owner from env), import the credential and the workflows
  *   4. run the named checks of test/e2e/cases.ts in order: `ok - name` / `not ok - name: reason`
@@ -52,7 +52,7 @@ async function main(): Promise<number> {
 	const t0 = Date.now();
 	const packDir = rt.builtPackDir(process.env.MONEY_PACK_DIR, REPO);
 
-	say('# installing or reusing Node 24 and n8n (cached)...');
+	say('# installing or reusing n8n and a Node that runs it (cached)...');
 	const runtime = rt.ensureN8n();
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-e2e-n8n-'));
 	const pack = rt.installPack(userFolder, packDir);
@@ -153,7 +153,7 @@ async function main(): Promise<number> {
 	if (failed > 0) keep = true;
 	if (keep) say(`# n8n user folder kept for inspection: ${userFolder} (n8n.log, sandbox.log)`);
 	else fs.rmSync(userFolder, { recursive: true, force: true });
-	say(`# n8n ${rt.n8nVersion()} on Node ${rt.NODE_VERSION} (${runtime.nodeBin}); total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	say(`# n8n ${rt.n8nVersion()} on Node ${runtime.nodeVersion} (${runtime.nodeSource === 'system' ? 'the Node running this' : 'the registry build'}, ${runtime.nodeBin}); total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 	report(passed, failed);
 	return failed === 0 ? 0 : 1;
 }

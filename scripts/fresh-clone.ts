@@ -12,7 +12,7 @@
  *      versions later changes nothing here.
  *
  * So as not to download everything again, npm's cache (npm_config_cache) stays the warm one of
- * the calling user (FRESH_CLONE_NPM_CACHE overrides), and Node 24 + n8n come from the real cache
+ * the calling user (FRESH_CLONE_NPM_CACHE overrides), and n8n (with its Node) come from the real cache
  * (MONEY_CACHE_DIR, see scripts/n8n/versions.ts). Nothing else of the caller's environment that
  * npm reads is passed on: no npm_* variable, no node_modules/.bin on PATH, no ~/.npmrc.
  * Uncommitted changes are not tested: commit first. Takes about 12 min on the 2-core machine.
@@ -167,7 +167,7 @@ async function checkNpmRunDev(clone: string, env: NodeJS.ProcessEnv, work: strin
 		cwd: clone,
 		env: devEnv,
 		logFile,
-		timeoutMs: 20 * 60_000, // a first run installs Node 24 and n8n
+		timeoutMs: 20 * 60_000, // a first run installs n8n (and its Node)
 		until: (text) => text.includes('n8n editor:') && text.includes('Ctrl-C stops everything'),
 		onReached: async () => {
 			try {
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
 	const home = path.join(work, 'home');
 	fs.mkdirSync(home);
 	const env = newcomerEnv(home);
-	say(`# commit ${commit.slice(0, 12)}; clones, empty HOME and logs in ${work}; npm cache ${env.npm_config_cache}; Node 24 + n8n cache ${env.MONEY_CACHE_DIR}`);
+	say(`# commit ${commit.slice(0, 12)}; clones, empty HOME and logs in ${work}; npm cache ${env.npm_config_cache}; n8n cache ${env.MONEY_CACHE_DIR}`);
 	try {
 		const first = path.join(work, 'first');
 		cloneAt(commit, first);

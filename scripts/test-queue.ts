@@ -83,7 +83,7 @@ interface ScenarioFigures {
 async function main(): Promise<number> {
 	const t0 = Date.now();
 	const packDir = rt.builtPackDir(process.env.MONEY_PACK_DIR, REPO);
-	say('# installing or reusing Node 24, n8n, postgresql and redis-server...');
+	say('# installing or reusing n8n (and its Node), postgresql and redis-server...');
 	const t = Date.now();
 	rt.ensureN8n();
 	const n8nInstallSeconds = (Date.now() - t) / 1000;

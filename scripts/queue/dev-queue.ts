@@ -31,7 +31,7 @@ export async function runDevQueue({
 		firstName: 'Dev',
 		lastName: 'Owner',
 	};
-	say('Money quick start in queue mode: installing or reusing Node 24, n8n, postgresql and redis-server...');
+	say('Money quick start in queue mode: installing or reusing n8n (and its Node), postgresql and redis-server...');
 	rt.ensureN8n();
 	services.ensurePackages();
 	const baseDir = services.makeBaseDir('money-dev-queue-');
