@@ -4,7 +4,8 @@
  * the Money API sandbox, on loopback ports of its own.
  *
  *   1. install (once, cached) n8n and a Node for it  scripts/n8n/install.ts
- *   2. copy package.json + dist as a community package   (build first: npm run build)
+ *   2. install the pack as a user installs a build: npm pack, then npm install <tarball> in the
+ *      user folder's .n8n/nodes (build first: npm run build; test/e2e/install.ts checks it)
  *   3. start the sandbox and n8n (owner from env), import the credential and the workflows
  *   4. run the named checks of test/e2e/cases.ts in order: `ok - name` / `not ok - name: reason`
  *   5. print `N passed, N failed` as the last line; exit 1 on any failure
@@ -20,6 +21,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import * as cases from '../test/e2e/cases';
+import * as installCheck from '../test/e2e/install';
 import type { E2eContext } from '../test/e2e/case-setup';
 import * as pollTrigger from '../test/e2e/poll-trigger';
 import * as reruns from '../test/e2e/reruns';
@@ -45,7 +47,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [cases, reruns, triggerMemory, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, triggerMemory, pollTrigger];
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
 
 async function main(): Promise<number> {
@@ -55,8 +57,8 @@ async function main(): Promise<number> {
 	say('# installing or reusing n8n and a Node that runs it (cached)...');
 	const runtime = rt.ensureN8n();
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-e2e-n8n-'));
-	const pack = rt.installPack(userFolder, packDir);
-	say(`# pack ${pack.name}@${pack.version} installed as a community package in ${userFolder}`);
+	const pack = rt.installPackedTarball(userFolder, packDir);
+	say(`# pack ${pack.name}@${pack.version} installed from ${path.basename(pack.tarball)} with npm install in ${pack.nodesDir}`);
 
 	const resources: { sandbox: SandboxHandle | null; n8n: rt.N8nHandle | null } = { sandbox: null, n8n: null };
 	let failed = 0;
@@ -87,6 +89,7 @@ async function main(): Promise<number> {
 
 		const ctx: E2eContext = {
 			repo: REPO,
+			pack,
 			n8n,
 			api,
 			session,

@@ -20,5 +20,5 @@ export { freePort, canConnect, processTreeRssKb, type ProcessMemory } from './pr
 export { n8nEnv, hashPassword, startN8n, type N8nHandle, type Owner, type StartOptions } from './server';
 export { n8nCli, importJson, parseJsonOutput, type CliResult } from './cli';
 export { login, createApiKey, publicApi, nodeOutput, executionError, type Execution, type Json, type PublicApi, type Session } from './api';
-export { builtPackDir, installPack } from './community-package';
+export { builtPackDir, installPack, installPackedTarball, type TarballInstall } from './community-package';
 export { selfTest } from './selftest';
