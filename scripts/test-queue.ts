@@ -21,6 +21,7 @@ import * as path from 'node:path';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
 import * as rt from './n8n';
 import { oneLine, report, runMain, say } from './output';
+import { refreshDocs } from './docs/write';
 import { REPO, writeJson } from './queue/helpers';
 import type { QueueContext, ScenarioReport } from './queue/context';
 import { killDuringRun } from './queue/scenario-kill';
@@ -194,7 +195,10 @@ async function main(): Promise<number> {
 		await stopAll();
 	}
 	figures.totalSeconds = Number(((Date.now() - testStart) / 1000).toFixed(1));
-	if (!process.env.QUEUE_ONLY) writeJson(path.join(REPO, 'bench', 'results', 'queue.json'), figures);
+	if (!process.env.QUEUE_ONLY) {
+		writeJson(path.join(REPO, 'bench', 'results', 'queue.json'), figures);
+		refreshDocs((line) => say(`# ${line}`));
+	}
 	if (failed > 0) keep = true;
 	if (keep) say(`# logs kept: ${baseDir} (main/, worker*/, webhook/ n8n.log; postgres.log, redis.log, sandbox.log)`);
 	else fs.rmSync(baseDir, { recursive: true, force: true });

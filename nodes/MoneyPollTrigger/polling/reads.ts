@@ -2,7 +2,7 @@ import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { itemRoute, listRoute } from '../../api/routes';
-import { REVERSED_STATUS, type TransactionResource } from '../../api/values';
+import { LIST_PAGE_SIZE_MAX, REVERSED_STATUS, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, envelopeOfReadResponse, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
@@ -13,7 +13,6 @@ import { parseWatchKey, type PollState, unwatch, watchKey } from './state';
 
 /** The API reads of a poll: first poll, new transactions, payout reversals, watched pending ones, the manual sample. */
 
-const PAGE_SIZE = 100;
 const SAMPLE_PAGE_SIZE = 20;
 
 export function wantsReversals(settings: PollSettings): boolean {
@@ -31,7 +30,7 @@ export async function recentReversals(
 	listed: Set<string>,
 ): Promise<MoneyEventItem[]> {
 	const response = await moneyApiRequest.call(context, 'GET', listRoute('payout'), {
-		qs: { ...listQuery(settings.filters), status: REVERSED_STATUS, page: 1, limit: PAGE_SIZE },
+		qs: { ...listQuery(settings.filters), status: REVERSED_STATUS, page: 1, limit: LIST_PAGE_SIZE_MAX },
 	});
 	const items: MoneyEventItem[] = [];
 	for (const envelope of Array.isArray(response.data) ? (response.data as IDataObject[]) : []) {
@@ -56,7 +55,7 @@ export async function initialiseResource(
 	let pagesRead = 0;
 	let windowCovered = false;
 	for await (const page of moneyApiPages.call(context, listRoute(resource), listQuery(settings.filters), {
-		pageSize: PAGE_SIZE,
+		pageSize: LIST_PAGE_SIZE_MAX,
 	})) {
 		pagesRead++;
 		for (const envelope of page.items) {
@@ -85,7 +84,7 @@ export async function pollNewTransactions(
 	const items: MoneyEventItem[] = [];
 	let newest = cursor;
 	let pagesRead = 0;
-	for await (const page of moneyApiPages.call(context, listRoute(resource), qs, { pageSize: PAGE_SIZE })) {
+	for await (const page of moneyApiPages.call(context, listRoute(resource), qs, { pageSize: LIST_PAGE_SIZE_MAX })) {
 		pagesRead++;
 		for (const envelope of page.items) {
 			newest = Math.max(newest, createdAtMs(envelope) ?? 0);
