@@ -12,6 +12,26 @@ import { spawnSync } from 'node:child_process';
 import { log, seconds, tailFile } from './log';
 
 const MARKER = '.install-complete.json';
+const REPO = path.resolve(__dirname, '..', '..');
+
+/**
+ * The npm_config_* variables the repository's .npmrc sets, as `npm run` hands them to every
+ * script. They are for the repository's own install, not for the caches: its legacy-peer-deps
+ * would leave n8n's peer dependencies out of n8n's install (n8n 1.123 then fails to load).
+ */
+export function repositoryNpmConfigVars(npmrc: string = fs.readFileSync(path.join(REPO, '.npmrc'), 'utf8')): string[] {
+	return npmrc
+		.split('\n')
+		.map((line) => line.trim())
+		.filter((line) => line && !/^[#;]/.test(line) && line.includes('='))
+		.map((line) => `npm_config_${line.slice(0, line.indexOf('=')).trim().replace(/-/g, '_')}`.toLowerCase());
+}
+
+/** The environment for npm in the cache: the caller's, less what the repository's .npmrc set. */
+export function cacheInstallEnv(base: NodeJS.ProcessEnv = process.env, npmrc?: string): NodeJS.ProcessEnv {
+	const drop = new Set(repositoryNpmConfigVars(npmrc));
+	return Object.fromEntries(Object.entries(base).filter(([key]) => !drop.has(key.toLowerCase())));
+}
 
 export function isComplete(dir: string): boolean {
 	try {
@@ -138,7 +158,7 @@ export function runNpm(args: string[], { cwd, nodeBin = process.execPath, env = 
 	const res = spawnSync('sh', ['-c', script, 'npm', ...args], {
 		cwd,
 		env: {
-			...process.env,
+			...cacheInstallEnv(),
 			PATH: pathEnv,
 			NODE_BIN: nodeBin,
 			NPM_CLI: npmCliPath(),

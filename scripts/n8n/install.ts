@@ -83,6 +83,16 @@ export function ensureNode(engines: string, what: string, input: Partial<NodeCho
 	return { bin, version: choice.pkg.version, source: 'registry', abi: abiOf(bin) };
 }
 
+/**
+ * `npm install` of n8n in its cache folder: no install scripts (the native modules are rebuilt
+ * for the chosen Node after), no dev dependencies, as the registry stood on `registryDate`, and
+ * peer dependencies installed as npm installs them by default, whatever a .npmrc says
+ * (legacy-peer-deps would leave out packages n8n loads).
+ */
+export function n8nInstallArgs(registryDate: string): string[] {
+	return ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=dev', '--prefer-offline', '--legacy-peer-deps=false', `--before=${registryDate}T23:59:59Z`];
+}
+
 /** The folder holding a Node's headers (include/node) when they sit beside its binary, as in the registry's builds, nodejs.org's, Homebrew's and nvm's. */
 function nodeHeadersDir(nodeBin: string): string | null {
 	const dir = path.resolve(path.dirname(fs.realpathSync(nodeBin)), '..');
@@ -132,7 +142,7 @@ export function ensureN8n(): N8nRuntime {
 		let t = Date.now();
 		const { registryDate } = n8nProfile();
 		log(`  npm install n8n@${version} --ignore-scripts, as the registry stood on ${registryDate} (log: ${logFile})...`);
-		runNpm(['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=dev', '--prefer-offline', `--before=${registryDate}T23:59:59Z`], {
+		runNpm(n8nInstallArgs(registryDate), {
 			cwd: tmp,
 			logFile,
 			label: `downloading n8n ${version} and its ~2300 packages`,
