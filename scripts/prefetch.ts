@@ -1,7 +1,8 @@
 /**
- * `npm run prefetch`: what the real-server tiers install on first use, installed ahead: Debian's
- * postgresql, redis-server (`npm run test:queue`) and chromium (`npm run test:ui`), then n8n (and
- * a Node that runs it) for each tested line, the default line first. .ci/run starts it in the
+ * `npm run prefetch`: what the real-server tiers install on first use, installed ahead, in the
+ * order .ci/run needs them: n8n (and a Node that runs it) for the default line, Debian's
+ * postgresql, redis-server (`npm run test:queue`) and chromium (`npm run test:ui`), then n8n for
+ * the other tested lines. .ci/run starts it in the
  * background while the unit suites run; a tier that gets there first waits on the same install
  * lock (scripts/n8n/cache-install.ts, apt's DPkg::Lock::Timeout). Prints how long each took;
  * exits 1 when one failed (the tier that needs it then fails and says why).
@@ -38,9 +39,11 @@ function installN8n(line: string): void {
 	if (res.status !== 0) throw new Error(`npm run n8n-runtime -- install (${line}) exited ${res.status}`);
 }
 
+const [first, ...others] = Object.keys(TESTED_N8N);
 const results = [
+	timed(`n8n ${first}`, () => installN8n(first)),
 	timed('postgresql and redis-server', () => void ensurePackages()),
 	timed('chromium', () => void ensureChromium()),
-	...Object.keys(TESTED_N8N).map((line) => timed(`n8n ${line}`, () => installN8n(line))),
+	...others.map((line) => timed(`n8n ${line}`, () => installN8n(line))),
 ];
 process.exitCode = results.every(Boolean) ? 0 : 1;
