@@ -9,6 +9,7 @@ import './env';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
+import { refreshDocs } from '../scripts/docs/write';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine } from '../test/harness/engine';
 import type { BenchContext } from './figures/context';
 import { latencyFigures, pacingFigures } from './figures/payout-run';
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
 	writeFileSync(path.join(directory, file), `${JSON.stringify(results, null, '\t')}\n`);
 	writeFileSync(path.join(directory, file.replace(/\.json$/, '.md')), markdownTable(results, plan));
 	progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; wrote bench/results/${file}`);
+	if (complete) refreshDocs(progress);
 }
 
 main().then(

@@ -16,7 +16,7 @@
  *   DEV_LISTEN_ADDRESS   n8n listen address (default 127.0.0.1; 0.0.0.0 to reach it from outside a container)
  *   DEV_EXAMPLES_DIR     workflows to import (default examples/)
  *   MONEY_PACK_DIR       folder with package.json + dist to load instead of this repo's build
- *   MONEY_CACHE_DIR      where Node 24 and n8n are cached (see scripts/n8n/versions.ts)
+ *   MONEY_CACHE_DIR      where n8n and its Node are cached (see scripts/n8n/versions.ts)
  *   MONEY_N8N_VERSION    n8n version (default 2.41.1; 1.123.x also tested)
  * The topology itself is started by scripts/quick-start.ts (shared with `npm run test:ui`).
  */
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
 	if (process.argv.includes('--queue')) return runDevQueue({ loadExamples: () => loadExamples(path.resolve(__dirname, '..', 'examples'), say), credential: CREDENTIAL, say });
 	const port = Number(process.env.N8N_PORT || 5678);
 	const dataDir = path.resolve(process.env.DEV_DATA_DIR || path.join(rt.cacheRoot(), 'dev'));
-	say(`Money quick start: installing or reusing Node 24 and n8n ${rt.n8nVersion()} (cached; the first run takes ~5 min)...`);
+	say(`Money quick start: installing or reusing n8n ${rt.n8nVersion()} and a Node that runs it (cached; the first run takes ~5 min)...`);
 
 	let quickStart: QuickStart | null = null;
 	let stopping = false;

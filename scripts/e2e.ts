@@ -3,8 +3,9 @@
  * `npm run test:e2e -- --n8n 1.123.x` or MONEY_N8N_VERSION for another tested version), against
  * the Money API sandbox, on loopback ports of its own.
  *
- *   1. install (once, cached) Node 24 and n8n        scripts/n8n/install.ts
- *   2. copy package.json + dist as a community package   (build first: npm run build)
+ *   1. install (once, cached) n8n and a Node for it  scripts/n8n/install.ts
+ *   2. install the pack as a user installs a build: npm pack, then npm install <tarball> in the
+ *      user folder's .n8n/nodes (build first: npm run build; test/e2e/install.ts checks it)
  *   3. start the sandbox and n8n (owner from env), import the credential and the workflows
  *   4. run the named checks of test/e2e/cases.ts in order: `ok - name` / `not ok - name: reason`
  *   5. print `N passed, N failed` as the last line; exit 1 on any failure
@@ -21,6 +22,7 @@ import * as path from 'node:path';
 
 import * as cancel from '../test/e2e/cancel';
 import * as cases from '../test/e2e/cases';
+import * as installCheck from '../test/e2e/install';
 import type { E2eContext } from '../test/e2e/case-setup';
 import * as crashShapes from '../test/e2e/crash-shapes';
 import * as manualRuns from '../test/e2e/manual-runs';
@@ -51,7 +53,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [cases, reruns, resends, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, pollTrigger];
 /**
  * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.
@@ -70,11 +72,11 @@ async function main(): Promise<number> {
 	const t0 = Date.now();
 	const packDir = rt.builtPackDir(process.env.MONEY_PACK_DIR, REPO);
 
-	say('# installing or reusing Node 24 and n8n (cached)...');
+	say('# installing or reusing n8n and a Node that runs it (cached)...');
 	const runtime = rt.ensureN8n();
 	const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-e2e-n8n-'));
-	const pack = rt.installPack(userFolder, packDir);
-	say(`# pack ${pack.name}@${pack.version} installed as a community package in ${userFolder}`);
+	const pack = rt.installPackedTarball(userFolder, packDir);
+	say(`# pack ${pack.name}@${pack.version} installed from ${path.basename(pack.tarball)} with npm install in ${pack.nodesDir}`);
 
 	const resources: { sandbox: SandboxHandle | null; n8n: rt.N8nHandle | null } = { sandbox: null, n8n: null };
 	let failed = 0;
@@ -105,6 +107,7 @@ async function main(): Promise<number> {
 
 		const ctx: E2eContext = {
 			repo: REPO,
+			pack,
 			n8n,
 			api,
 			session,
@@ -172,7 +175,7 @@ async function main(): Promise<number> {
 	if (failed > 0) keep = true;
 	if (keep) say(`# n8n user folder kept for inspection: ${userFolder} (n8n.log, sandbox.log)`);
 	else fs.rmSync(userFolder, { recursive: true, force: true });
-	say(`# n8n ${rt.n8nVersion()} on Node ${rt.NODE_VERSION} (${runtime.nodeBin}); total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+	say(`# n8n ${rt.n8nVersion()} on Node ${runtime.nodeVersion} (${runtime.nodeSource === 'system' ? 'the Node running this' : 'the registry build'}, ${runtime.nodeBin}); total ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 	report(passed, failed);
 	return failed === 0 ? 0 : 1;
 }

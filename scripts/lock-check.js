@@ -7,6 +7,8 @@
  * such edge on every `npm install`, against whatever the registry serves that day, even when the
  * lock and package.json agree; an optional peer dependency counts as soon as some other version
  * of it is installed where it would resolve (docs/decisions.md#d7). `npm ci` never does this.
+ * The tree is judged as npm judges it in that folder: with its `legacy-peer-deps` setting (this
+ * repository's .npmrc sets it, so peer edges are not judged at all).
  *
  * `node scripts/lock-check.js` prints those edges and exits 1 when there are any; the unit test
  * test/unit/lock-check.test.ts holds the committed lock to none. Plain JavaScript, type-checked
@@ -38,6 +40,19 @@ function arboristPath() {
  */
 
 /**
+ * npm's `legacy-peer-deps` as a plain `npm install` in `repo` resolves it (its .npmrc, the
+ * user's, the global one); not the npm_config_* variables of the npm that may be running this.
+ * @param {string} repo
+ * @returns {boolean}
+ */
+function legacyPeerDeps(repo) {
+	const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_config_/i.test(key)));
+	const res = spawnSync('npm', ['config', 'get', 'legacy-peer-deps'], { cwd: repo, encoding: 'utf8', env });
+	if (res.status !== 0) throw new Error(`npm config get legacy-peer-deps failed: ${res.stderr}`);
+	return res.stdout.trim() === 'true';
+}
+
+/**
  * The edges of `repo`'s package-lock.json that npm would re-resolve on `npm install`: invalid
  * ones, and missing ones that are not optional.
  * @param {string} [repo]
@@ -45,7 +60,7 @@ function arboristPath() {
  */
 async function invalidLockEdges(repo = REPO) {
 	const Arborist = require(arboristPath());
-	const tree = await new Arborist({ path: repo }).loadVirtual();
+	const tree = await new Arborist({ path: repo, legacyPeerDeps: legacyPeerDeps(repo) }).loadVirtual();
 	/** @type {InvalidEdge[]} */
 	const problems = [];
 	for (const node of tree.inventory.values()) {

@@ -1,21 +1,25 @@
 /**
  * The n8n runtime's command line (the runtime itself is scripts/n8n/):
- *   npm run n8n-runtime -- install     install Node 24 and n8n into the cache if needed, verify, print paths
- *   npm run n8n-runtime -- where       print the cache paths, install nothing
+ *   npm run n8n-runtime -- install     install n8n (and a Node that runs it) into the cache if needed, verify, print paths
+ *   npm run n8n-runtime -- where       print the cache folder of n8n for the Node this would choose, install nothing
  *   npm run n8n-runtime -- selftest [--keep]   the chain with n8n's own nodes only
  * Environment: MONEY_CACHE_DIR, MONEY_NODE_VERSION, MONEY_N8N_VERSION (see scripts/n8n/versions.ts).
  */
 
 import { spawnSync } from 'node:child_process';
 
-import { ensureN8n, isComplete, verifyNative } from './n8n/install';
+import { isComplete } from './n8n/cache-install';
+import { ensureN8n, verifyNative } from './n8n/install';
 import type { ProcessMemory } from './n8n/processes';
 import { selfTest } from './n8n/selftest';
-import { cacheRoot, n8nDir, nodeDir } from './n8n/versions';
+import { chooseNode } from './n8n/node-choice';
+import { cacheRoot, n8nDir, n8nProfile, n8nVersion } from './n8n/versions';
 
 const cmd = process.argv[2] || 'install';
 if (cmd === 'where') {
-	console.log(JSON.stringify({ cacheRoot: cacheRoot(), node: nodeDir(), n8n: n8nDir(), nodeComplete: isComplete(nodeDir()), n8nComplete: isComplete(n8nDir()) }, null, 2));
+	const node = chooseNode({ engines: n8nProfile().nodeEngines, what: `n8n ${n8nVersion()}`, system: { bin: process.execPath, version: process.version }, platform: process.platform, arch: process.arch });
+	// The folder for Node 24's ABI; another Node's gets its ABI appended (versions.ts).
+	console.log(JSON.stringify({ cacheRoot: cacheRoot(), node, n8n: n8nDir(), n8nComplete: isComplete(n8nDir()) }, null, 2));
 } else if (cmd === 'install') {
 	const t = Date.now();
 	try {

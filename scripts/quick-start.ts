@@ -15,7 +15,19 @@ import { MONEY_API_CREDENTIAL_TYPE } from '../nodes/api/routes';
 import { moneyCredentialFor } from '../sandbox/control/credential';
 import { startSandbox, type SandboxHandle } from './sandbox-process';
 
-const QUICK_START_VELOCITY = { velocityLimit: 20, velocityWindowSeconds: 10 };
+/**
+ * The spec's payout velocity (20 per 5 minutes) would make the 60-row example take 10 minutes;
+ * the quick start's sandbox allows 20 per 10 s, and its credential says so, so the example's
+ * pacing shows in half a minute. `npm run dev -- --queue` does the same (scripts/queue/dev-queue.ts).
+ */
+export const QUICK_START_VELOCITY = { velocityLimit: 20, velocityWindowSeconds: 10 };
+
+/** The sandbox's client at the quick start's velocity, and the credential to import for it. */
+export async function quickStartCredential(sandbox: SandboxHandle): Promise<{ id: string; name: string; type: string; data: ReturnType<typeof moneyCredentialFor> }> {
+	const client = await sandbox.control.getClient(sandbox.info.clientId);
+	await sandbox.control.updateClient(sandbox.info.clientId, { limits: { ...client.limits, ...QUICK_START_VELOCITY } });
+	return { id: CREDENTIAL.id, name: CREDENTIAL.name, type: MONEY_API_CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info, QUICK_START_VELOCITY) };
+}
 
 const REPO = path.resolve(__dirname, '..');
 export const CREDENTIAL = { id: 'devMoneySandbox00001', name: 'Money API (sandbox)' };
@@ -157,16 +169,7 @@ export async function startQuickStart(opts: QuickStartOptions): Promise<QuickSta
 		]);
 		const n8n = running.n8n as rt.N8nHandle;
 		const sandbox = running.sandbox as SandboxHandle;
-		// The spec's payout velocity (20 per 5 minutes) would make the 60-row example take 10 minutes;
-		// the quick start's sandbox allows 20 per 10 s, and its credential says so, so the example's
-		// pacing shows in half a minute.
-		const client = await sandbox.control.getClient(sandbox.info.clientId);
-		await sandbox.control.updateClient(sandbox.info.clientId, { limits: { ...client.limits, ...QUICK_START_VELOCITY } });
-		await rt.importJson(
-			'import:credentials',
-			[{ id: CREDENTIAL.id, name: CREDENTIAL.name, type: MONEY_API_CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info, QUICK_START_VELOCITY) }],
-			{ env: n8n.env },
-		);
+		await rt.importJson('import:credentials', [await quickStartCredential(sandbox)], { env: n8n.env });
 		const examples = loadExamples(path.resolve(opts.examplesDir || path.join(REPO, 'examples')), say);
 		if (examples.length) {
 			await rt.importJson(

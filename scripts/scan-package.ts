@@ -11,6 +11,9 @@
  *      after publishing (see RELEASING.md); this runs the same checks on what would be published.
  *   3. A canary file breaking the rules (console, process, timers, a module import, behind an
  *      inline disable comment) must be flagged, so an empty rule set cannot pass.
+ *   4. `npm publish` (dry run, scripts on, a registry address nothing answers on) is refused by
+ *      `prepublishOnly: n8n-node prerelease` unless `n8n-node release` runs it (RELEASE_MODE);
+ *      see RELEASING.md.
  *
  * Prints `ok - ` / `not ok - ` per check (one per file linted) and `N passed, N failed` last;
  * appends the totals to MONEY_TOTALS_FILE (as test/totals-reporter.js does). Warnings count as
@@ -103,6 +106,32 @@ const CANARY = [
 ].join('\n');
 const CANARY_RULES = ['no-console', '@n8n/community-nodes/no-restricted-globals', '@n8n/community-nodes/no-restricted-imports'];
 
+/**
+ * `npm publish --dry-run` with lifecycle scripts on (the repository's .npmrc turns them off for
+ * installs), so prepublishOnly runs; `--registry` points where nothing answers: a dry run sends
+ * nothing, and this proves it.
+ */
+function dryRunPublish(env: NodeJS.ProcessEnv): { status: number | null; output: string } {
+	const npm = npmCommand();
+	const res = spawnSync(npm.file, [...npm.args, 'publish', '--dry-run', '--ignore-scripts=false', '--registry=http://127.0.0.1:9/'], {
+		cwd: REPO,
+		encoding: 'utf8',
+		env,
+	});
+	return { status: res.status, output: `${res.stdout}${res.stderr}` };
+}
+
+function checkPublishGuard(): void {
+	const { RELEASE_MODE, ...withoutRelease } = process.env;
+	const plain = dryRunPublish(withoutRelease);
+	check('a plain `npm publish` is refused by prepublishOnly (n8n-node prerelease: "Run `npm run release`")', [
+		...(plain.status !== 0 ? [] : ['it went through']),
+		...(/run release/.test(plain.output) ? [] : [`no pointer to the release command in: ${plain.output.split('\n').slice(-4).join(' | ')}`]),
+	]);
+	const release = dryRunPublish({ ...withoutRelease, RELEASE_MODE: 'true' });
+	check('`npm publish` as n8n-node release runs it (RELEASE_MODE) goes through (dry run)', release.status === 0 ? [] : [`exit ${release.status}: ${release.output.split('\n').slice(-4).join(' | ')}`]);
+}
+
 async function main(): Promise<void> {
 	const pkg = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8'));
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), 'money-scan-'));
@@ -129,6 +158,7 @@ async function main(): Promise<void> {
 			'scanner rules are live: console, process, timers and imports are flagged despite an inline disable comment',
 			CANARY_RULES.filter((rule) => !flagged.has(rule)).map((rule) => `${rule} did not fire`),
 		);
+		checkPublishGuard();
 	} finally {
 		fs.rmSync(work, { recursive: true, force: true });
 	}

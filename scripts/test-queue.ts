@@ -21,6 +21,7 @@ import * as path from 'node:path';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
 import * as rt from './n8n';
 import { oneLine, report, runMain, say } from './output';
+import { refreshDocs } from './docs/write';
 import { REPO, writeJson } from './queue/helpers';
 import type { QueueContext, ScenarioReport } from './queue/context';
 import { killDuringRun } from './queue/scenario-kill';
@@ -83,7 +84,7 @@ interface ScenarioFigures {
 async function main(): Promise<number> {
 	const t0 = Date.now();
 	const packDir = rt.builtPackDir(process.env.MONEY_PACK_DIR, REPO);
-	say('# installing or reusing Node 24, n8n, postgresql and redis-server...');
+	say('# installing or reusing n8n (and its Node), postgresql and redis-server...');
 	const t = Date.now();
 	rt.ensureN8n();
 	const n8nInstallSeconds = (Date.now() - t) / 1000;
@@ -194,7 +195,10 @@ async function main(): Promise<number> {
 		await stopAll();
 	}
 	figures.totalSeconds = Number(((Date.now() - testStart) / 1000).toFixed(1));
-	if (!process.env.QUEUE_ONLY) writeJson(path.join(REPO, 'bench', 'results', 'queue.json'), figures);
+	if (!process.env.QUEUE_ONLY) {
+		writeJson(path.join(REPO, 'bench', 'results', 'queue.json'), figures);
+		refreshDocs((line) => say(`# ${line}`));
+	}
 	if (failed > 0) keep = true;
 	if (keep) say(`# logs kept: ${baseDir} (main/, worker*/, webhook/ n8n.log; postgres.log, redis.log, sandbox.log)`);
 	else fs.rmSync(baseDir, { recursive: true, force: true });

@@ -5,9 +5,14 @@
  * fresh temporary data folder), then drives headless Chromium (Debian's `chromium` package,
  * apt-installed when missing; playwright-core never downloads a browser) through what a new user
  * does: log in, open each example, find the Money node in the node creator, open its Payout →
- * Create panel, test the credential, run the pay-beneficiaries example and read its output.
- * Each check prints `ok - name` / `not ok - name: reason` and leaves a screenshot; the last line
- * is `N passed, N failed` (also appended to MONEY_TOTALS_FILE).
+ * Create panel, test the credential, run the pay-beneficiaries and daily-reconciliation examples
+ * and read their outputs (the checks: scripts/ui/checks.ts). Each check prints `ok - name` /
+ * `not ok - name: reason` and leaves a screenshot; the last line is `N passed, N failed` (also
+ * appended to MONEY_TOTALS_FILE).
+ *
+ * `--doc-images` (`npm run docs:images`): the same run in a smaller window, and the checks that
+ * have a README picture write it to docs/images/ (the credential, the Payout → Create panel, a
+ * finished payout run, a reconciliation's outputs). Look at them before committing.
  *
  * Environment: UI_ONLY=substring (run matching checks only, after the login), UI_ARTIFACTS_DIR
  * (screenshots; default test-artifacts/ui/<time>, git-ignored), UI_KEEP=1 (keep the n8n data
@@ -18,17 +23,16 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { spawnSync } from 'node:child_process';
 import type { BrowserContext, Page } from 'playwright-core';
 
 import * as rt from './n8n';
 import { oneLine, report, runMain, say } from './output';
-import { startQuickStart, type Example, type QuickStart } from './quick-start';
-import type { SandboxHandle } from './sandbox-process';
+import { startQuickStart, type QuickStart } from './quick-start';
+import { ensureChromium } from './ui/chromium';
+import { buildChecks, STEP_TIMEOUT_MS, type UiCheck, type UiContext } from './ui/checks';
 
 const REPO = path.resolve(__dirname, '..');
 const OWNER = { email: 'ui-owner@example.com', password: 'Ui-owner-pass-1', firstName: 'UI', lastName: 'Owner' };
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
 	'--headless',
 	'--no-sandbox',
@@ -39,160 +43,19 @@ const CHROMIUM_FLAGS = [
 	'--disable-component-update',
 	'--disable-sync',
 ];
-const PAY_EXAMPLE = 'pay-beneficiaries.json';
-const PAYOUT_NODE = 'Send payout';
-// Generous: the editor loads megabytes of JavaScript and CI machines are shared.
-const STEP_TIMEOUT_MS = 60_000;
-const LOAD_TIMEOUT_MS = 120_000;
+const DOC_IMAGES = process.argv.includes('--doc-images');
+/** Small enough for a README, wide enough for n8n's panels. */
+const DOC_VIEWPORT = { width: 1440, height: 810 };
+const DOC_IMAGES_DIR = path.join(REPO, 'docs', 'images');
 
-interface UiCheck {
-	name: string;
-	/** Screenshot name. */
-	shot: string;
-	fn(): Promise<void>;
-}
-
-interface UiContext {
-	page: Page;
-	url: string;
-	examples: Example[];
-	credential: QuickStart['credential'];
-	sandbox: SandboxHandle;
-}
-
-/** Debian's chromium, installed with apt-get when missing (root only; otherwise say how). */
-function ensureChromium(): string {
-	if (fs.existsSync(CHROMIUM)) return CHROMIUM;
-	if (process.env.CHROMIUM_PATH) throw new Error(`CHROMIUM_PATH=${CHROMIUM} does not exist`);
-	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-		throw new Error(`${CHROMIUM} is missing: install Debian's chromium package (sudo apt-get install chromium)`);
-	}
-	say('# installing Debian\'s chromium package (apt-get, first run only)...');
-	const apt = (args: string[]) => spawnSync('apt-get', args, { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
-	let res = apt(['install', '-y', '--no-install-recommends', 'chromium']);
-	if (res.status !== 0) {
-		apt(['update']);
-		res = apt(['install', '-y', '--no-install-recommends', 'chromium']);
-	}
-	if (res.status !== 0 || !fs.existsSync(CHROMIUM)) throw new Error('apt-get install chromium failed');
-	return CHROMIUM;
-}
-
-function buildChecks(ctx: UiContext): UiCheck[] {
-	const { page, url, examples } = ctx;
-	const byFile = (file: string) => examples.find((e) => path.basename(e.file) === file) as Example;
-	const openWorkflow = async (example: Example) => {
-		await page.goto(`${url}/workflow/${example.workflow.id}`, { waitUntil: 'domcontentloaded' });
-		await page.getByTestId('canvas-node').first().waitFor({ timeout: LOAD_TIMEOUT_MS });
-	};
-	const canvasNode = (name: string) => page.getByTestId('canvas-node').filter({ hasText: name }).first();
-	const openNode = async (name: string) => {
-		await canvasNode(name).dblclick();
-		await page.getByTestId('ndv').first().waitFor();
-	};
-
-	const checks: UiCheck[] = [];
-	for (const example of examples) {
-		const { name, nodes } = example.workflow;
-		checks.push({
-			name: `example "${name}" opens with its ${nodes.length} nodes`,
-			shot: `example-${path.basename(example.file, '.json')}`,
-			async fn() {
-				await openWorkflow(example);
-				for (const node of nodes as rt.Json[]) await canvasNode(node.name).waitFor();
-				const shown = await page.getByTestId('canvas-node').count();
-				if (shown !== nodes.length) throw new Error(`the canvas shows ${shown} nodes, the example has ${nodes.length}`);
-			},
-		});
-	}
-
-	checks.push({
-		name: 'the node creator finds the Money node by "Money" and lists its Payout actions',
-		shot: 'node-creator-money',
-		async fn() {
-			await openWorkflow(byFile(PAY_EXAMPLE));
-			await page.getByTestId('node-creator-plus-button').click();
-			await page.getByTestId('node-creator-search-bar').fill('Money');
-			const items = page.getByTestId('node-creator-item-name');
-			await items.filter({ hasText: /^Money$/ }).first().waitFor();
-			const names = (await items.allInnerTexts()).map((t) => t.trim());
-			for (const want of ['Money', 'Money Poll Trigger']) {
-				if (!names.includes(want)) throw new Error(`"${want}" is not among ${JSON.stringify(names)}`);
-			}
-			await items.filter({ hasText: /^Money$/ }).first().click();
-			for (const action of ['Create a payout', 'Get a payout', 'Get many payouts', 'Create a charge']) {
-				await page.getByText(action, { exact: true }).first().waitFor();
-			}
-		},
-	});
-
-	checks.push({
-		name: 'the Money node shows the Payout → Create panel with its fields and the sandbox credential',
-		shot: 'payout-create-panel',
-		async fn() {
-			await openWorkflow(byFile(PAY_EXAMPLE));
-			await openNode(PAYOUT_NODE);
-			const ndv = page.getByTestId('ndv').first();
-			const valueOf = async (parameter: string) => await ndv.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
-			const [resource, operation] = [await valueOf('resource'), await valueOf('operation')];
-			if (resource !== 'Payout' || operation !== 'Create') throw new Error(`resource "${resource}", operation "${operation}"; expected Payout, Create`);
-			for (const label of ['Amount', 'Currency', 'Beneficiary Identifier', 'Channel', 'Business Reference']) {
-				await ndv.getByText(label, { exact: true }).first().waitFor();
-			}
-			const credential = await ndv.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
-			if (credential !== ctx.credential.name) throw new Error(`credential "${credential}"; expected "${ctx.credential.name}"`);
-		},
-	});
-
-	checks.push({
-		name: "the credential's Test (Retry) succeeds against the sandbox",
-		shot: 'credential-test',
-		async fn() {
-			await page.goto(`${url}/home/credentials`, { waitUntil: 'domcontentloaded' });
-			await page.getByText(ctx.credential.name, { exact: true }).first().click({ timeout: LOAD_TIMEOUT_MS });
-			const modal = page.getByTestId('editCredential-modal').first();
-			const success = modal.getByText('Connection tested successfully', { exact: true }).first();
-			await success.waitFor(); // n8n tests a saved credential when it opens
-			const before = await ctx.sandbox.control.counters();
-			await modal.getByRole('button', { name: 'Retry', exact: true }).click();
-			await success.waitFor();
-			const deadline = Date.now() + STEP_TIMEOUT_MS;
-			let after = await ctx.sandbox.control.counters();
-			while (requestsOf(after) <= requestsOf(before) && Date.now() < deadline) {
-				await new Promise((r) => setTimeout(r, 250));
-				after = await ctx.sandbox.control.counters();
-			}
-			if (requestsOf(after) <= requestsOf(before)) throw new Error('Retry showed success but no request reached the sandbox');
-		},
-	});
-
-	checks.push({
-		name: 'running the pay-beneficiaries example pays its 60 rows, paced, and shows them in the output',
-		shot: 'pay-beneficiaries-run',
-		async fn() {
-			await openWorkflow(byFile(PAY_EXAMPLE));
-			await page.getByTestId('execute-workflow-button').first().click();
-			await canvasNode(PAYOUT_NODE).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
-			await openNode(PAYOUT_NODE);
-			const output = page.getByTestId('output-panel').first();
-			await output.getByText('60 items', { exact: true }).first().waitFor();
-			const text = await output.innerText();
-			const references = [...new Set(text.match(/pay_[0-9a-f]+/g) || [])];
-			if (references.length === 0) throw new Error('the output shows no payout reference');
-			if (!text.includes('idempotency_key')) throw new Error('the output shows no idempotency_key column');
-			const ledger = await ctx.sandbox.control.ledger();
-			const paid = new Set(ledger.payouts.map((p) => p.reference));
-			if (paid.size !== 60) throw new Error(`the sandbox holds ${paid.size} payouts, expected 60`);
-			const unknown = references.filter((reference) => !paid.has(reference));
-			if (unknown.length > 0) throw new Error(`the output shows payouts the sandbox does not hold: ${JSON.stringify(unknown)}`);
-		},
-	});
-	return checks;
-}
-
-/** Requests the sandbox API host answered with 2xx (a credential test is one GET /money/v1/account). */
-function requestsOf(counters: { accepted?: number } | undefined): number {
-	return Number((counters && counters.accepted) || 0);
+async function writeDocImage(page: Page, image: NonNullable<UiCheck['docImage']>): Promise<string> {
+	fs.mkdirSync(DOC_IMAGES_DIR, { recursive: true });
+	// n8n's notifications ("Workflow executed successfully") fade in over the corner: closed first.
+	for (const close of await page.locator('.el-notification__closeBtn').all()) await close.click().catch(() => undefined);
+	await page.locator('.el-notification').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+	const file = path.join(DOC_IMAGES_DIR, `${image.name}.png`);
+	await image.capture(file);
+	return `README picture ${path.relative(REPO, file)} (${Math.round(fs.statSync(file).size / 1024)} KB)`;
 }
 
 async function main(): Promise<number> {
@@ -231,7 +94,7 @@ async function main(): Promise<number> {
 			executablePath,
 			headless: true,
 			args: CHROMIUM_FLAGS,
-			viewport: { width: 1440, height: 900 },
+			viewport: DOC_IMAGES ? DOC_VIEWPORT : { width: 1440, height: 900 },
 		});
 		browser.setDefaultTimeout(STEP_TIMEOUT_MS);
 		const page = browser.pages()[0] || (await browser.newPage());
@@ -263,6 +126,7 @@ async function main(): Promise<number> {
 				passed++;
 				const file = await screenshot(check.shot);
 				say(`ok - ${check.name} (${((Date.now() - t) / 1000).toFixed(1)} s; ${path.basename(file)})`);
+				if (DOC_IMAGES && check.docImage) say(`# ${await writeDocImage(page, check.docImage)}`);
 			} catch (err) {
 				failed++;
 				const file = await screenshot(`${check.shot}-FAILED`);

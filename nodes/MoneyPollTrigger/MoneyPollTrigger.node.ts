@@ -2,6 +2,7 @@ import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunction
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
+import { LIST_PAGE_SIZE_MAX } from '../api/values';
 import { channelsFilter, statusesFilter } from '../events/filterFields';
 import type { MoneyEventItem } from '../events/item';
 import { byOccurrence } from './polling/observe';
@@ -56,8 +57,7 @@ export class MoneyPollTrigger implements INodeType {
 						type: 'number',
 						typeOptions: { minValue: 1 },
 						default: 10,
-						description:
-							'Pages of 100 transactions read per resource and poll. When a poll reaches it, the next poll resumes where it stopped.',
+						description: `Pages of ${LIST_PAGE_SIZE_MAX} transactions read per resource and poll. When a poll reaches it, the next poll resumes where it stopped.`,
 					},
 					{
 						displayName: 'Max Re-Checks per Poll',

@@ -1,7 +1,15 @@
-/** The built pack installed into an n8n user folder as n8n's Community Nodes install leaves it. */
+/**
+ * The built pack installed into an n8n user folder: as n8n's Community Nodes install leaves it
+ * (installPack, a copy: the quick start, the browser and queue-mode tiers), or as a user installs
+ * a build of it (installPackedTarball: `npm pack`, then `npm install` of the tarball; the
+ * end-to-end tier).
+ */
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+import { npmCommand } from '../ensure-ready';
 
 /**
  * Copy the built pack (repoDir/package.json + repoDir/dist) to
@@ -52,4 +60,45 @@ export function builtPackDir(packDir: string | undefined, repoDir: string): stri
 	const dir = packDir ? path.resolve(packDir) : repoDir;
 	if (!fs.existsSync(path.join(dir, 'dist'))) throw new Error(`${dir}/dist is missing: run \`npm run build\` first`);
 	return dir;
+}
+
+export interface TarballInstall {
+	target: string;
+	name: string;
+	version: string;
+	/** The tarball `npm pack` wrote. */
+	tarball: string;
+	/** $userFolder/.n8n/nodes, where npm ran. */
+	nodesDir: string;
+}
+
+/** npm as a user's shell runs it: none of the calling npm's npm_config_* (this repository's .npmrc). */
+function runNpm(args: string[], cwd: string): string {
+	const npm = npmCommand();
+	const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+	const res = spawnSync(npm.file, [...npm.args, ...args, '--no-audit', '--no-fund', '--no-update-notifier'], { cwd, env, encoding: 'utf8' });
+	if (res.status !== 0) throw new Error(`npm ${args.join(' ')} failed (exit ${res.status}) in ${cwd}: ${res.stderr.split('\n').slice(-6).join(' | ')}`);
+	return res.stdout;
+}
+
+/**
+ * The route README.md gives for a build of this repository: `npm pack` of `repoDir` (package.json
+ * + dist), then in $userFolder/.n8n/nodes (its package.json created as n8n creates it)
+ * `npm install --legacy-peer-deps <tarball>`: the flag keeps npm from installing the peer
+ * dependency n8n-workflow beside the pack, where it would load instead of n8n's own (n8n's
+ * installer drops peer dependencies too), and it needs nothing from the registry.
+ */
+export function installPackedTarball(userFolder: string, repoDir: string): TarballInstall {
+	const pkg = JSON.parse(fs.readFileSync(path.join(repoDir, 'package.json'), 'utf8'));
+	builtPackDir(repoDir, repoDir);
+	const packDir = fs.mkdtempSync(path.join(userFolder, 'pack-'));
+	const packed = JSON.parse(runNpm(['pack', repoDir, '--json', '--pack-destination', packDir], packDir))[0];
+	const tarball = path.join(packDir, packed.filename);
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	fs.mkdirSync(nodesDir, { recursive: true });
+	if (!fs.existsSync(path.join(nodesDir, 'package.json'))) {
+		fs.writeFileSync(path.join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2));
+	}
+	runNpm(['install', '--legacy-peer-deps', tarball], nodesDir);
+	return { target: path.join(nodesDir, 'node_modules', pkg.name), name: pkg.name, version: pkg.version, tarball, nodesDir };
 }

@@ -10,9 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import * as rt from '../n8n';
-import type { Example } from '../quick-start';
-import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/routes';
-import { moneyCredentialFor } from '../../sandbox/control/credential';
+import { quickStartCredential, type Example } from '../quick-start';
 import * as services from './services';
 import * as topologyOf from './topology';
 
@@ -31,7 +29,7 @@ export async function runDevQueue({
 		firstName: 'Dev',
 		lastName: 'Owner',
 	};
-	say('Money quick start in queue mode: installing or reusing Node 24, n8n, postgresql and redis-server...');
+	say('Money quick start in queue mode: installing or reusing n8n (and its Node), postgresql and redis-server...');
 	rt.ensureN8n();
 	services.ensurePackages();
 	const baseDir = services.makeBaseDir('money-dev-queue-');
@@ -63,7 +61,8 @@ export async function runDevQueue({
 	}
 	const running = topology as topologyOf.RunningTopology;
 	const { main, sandbox } = running;
-	await rt.importJson('import:credentials', [{ ...credential, type: MONEY_API_CREDENTIAL_TYPE, data: moneyCredentialFor(sandbox.info) }], { env: main.env });
+	// The quick start's velocity (20 payouts per 10 s), on the sandbox and in the credential.
+	await rt.importJson('import:credentials', [await quickStartCredential(sandbox)], { env: main.env });
 	const examples = loadExamples();
 	if (examples.length) await rt.importJson('import:workflow', examples.map((e) => e.workflow), { env: main.env });
 

@@ -7,7 +7,7 @@
 import * as crypto from 'node:crypto';
 
 import type { SandboxInfo } from '../../sandbox';
-import type { CliResult, Execution, Json, N8nHandle, PublicApi, Session } from '../../scripts/n8n';
+import type { CliResult, Execution, Json, N8nHandle, PublicApi, Session, TarballInstall } from '../../scripts/n8n';
 import type { OutputSelector } from '../../scripts/n8n/api';
 import type { SandboxControlClient } from '../../sandbox/control/client';
 import { chain, node, type Workflow, type WorkflowNode } from './workflows';
@@ -24,6 +24,8 @@ export interface RunResult {
 /** What scripts/e2e.ts passes to each case file's build(ctx). */
 export interface E2eContext {
 	repo: string;
+	/** How the pack was installed into n8n's user folder: from its packed tarball, as a user installs a build. */
+	pack: TarballInstall;
 	/** The running n8n (replaced by restartN8n). */
 	n8n: N8nHandle;
 	api: PublicApi;

@@ -7,8 +7,9 @@ const { invalidLockEdges } = require('../../scripts/lock-check') as {
 };
 
 /** A folder holding only package.json and package-lock.json, for npm's resolver to read. */
-function projectWith(manifest: object, packages: Record<string, object>): string {
+function projectWith(manifest: object, packages: Record<string, object>, npmrc = ''): string {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'money-lock-check-'));
+	if (npmrc) fs.writeFileSync(path.join(dir, '.npmrc'), npmrc);
 	fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify(manifest));
 	fs.writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify({ name: 'x', lockfileVersion: 3, requires: true, packages }));
 	return dir;
@@ -39,6 +40,21 @@ describe('scripts/lock-check.js: the lock npm install leaves alone (docs/decisio
 			'': root,
 			'node_modules/a': { version: '1.0.0', dev: true, peerDependencies: { b: '>=2' }, peerDependenciesMeta: { b: { optional: true } } },
 		});
+		dirs.push(dir);
+		expect(await invalidLockEdges(dir)).toEqual([]);
+	});
+
+	it("judges the tree as npm does in that folder: with the folder's legacy-peer-deps, peer edges are not judged", async () => {
+		const root = { name: 'x', version: '1.0.0', devDependencies: { a: '1.0.0', b: '1.0.0' } };
+		const dir = projectWith(
+			root,
+			{
+				'': root,
+				'node_modules/a': { version: '1.0.0', dev: true, peerDependencies: { b: '>=2' }, peerDependenciesMeta: { b: { optional: true } } },
+				'node_modules/b': { version: '1.0.0', dev: true },
+			},
+			'legacy-peer-deps=true\n',
+		);
 		dirs.push(dir);
 		expect(await invalidLockEdges(dir)).toEqual([]);
 	});

@@ -1,5 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { DEFAULT_RETRY_POLICY } from '../../transport/retry';
+
 /** Options and parameters every operation of the Money node may carry: retries, Simplify, Concurrency. */
 
 export const retryOptions: INodeProperties[] = [
@@ -9,8 +11,7 @@ export const retryOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 0, maxValue: 10, numberPrecision: 0 },
 		default: 3,
-		description:
-			'How many times a call is retried after a 429, 502, 503 or a lost connection, with exponential backoff and jitter (Retry-After is honoured). Other errors are never retried. A retried create reuses its idempotency key, so money moves once.',
+		description: `How many times a call is retried after a 429, 502, 503, 504 or a lost connection, with exponential backoff and jitter. A Retry-After is honoured up to ${DEFAULT_RETRY_POLICY.maxRetryAfterMs / 1000} s; a longer one fails the call at once. Other errors are never retried. A retried create reuses its idempotency key, so money moves once.`,
 	},
 	{
 		displayName: 'Request Timeout (Ms)',

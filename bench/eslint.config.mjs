@@ -1,0 +1,3 @@
+import { toolsConfig } from '../scripts/lint/tools.mjs';
+
+export default toolsConfig({ ignores: ['results/**'] });

@@ -1,0 +1,42 @@
+/**
+ * The results the documentation quotes, read from the files that runs write. To quote a new
+ * results file, add it here (one entry) and a resolver for its keys in figures.ts.
+ */
+
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export const REPO = path.resolve(__dirname, '..', '..');
+
+export interface BenchFigure {
+	name: string;
+	value: number;
+	unit: string;
+	ratio: number | null;
+	runs: number;
+	min: number;
+	max: number;
+	baseline?: string;
+	note?: string;
+}
+
+export interface Sources {
+	/** `npm run bench`'s full run: bench/results/latest.json, and its date and Node from latest.md. */
+	bench: { figures: BenchFigure[]; date: string; node: string };
+	/** `npm run test:queue`'s full run: bench/results/queue.json. */
+	queue: Record<string, any>;
+}
+
+function readJson(file: string): any {
+	return JSON.parse(fs.readFileSync(path.join(REPO, file), 'utf8'));
+}
+
+export function loadSources(): Sources {
+	const md = fs.readFileSync(path.join(REPO, 'bench', 'results', 'latest.md'), 'utf8');
+	const run = md.match(/\((\d{4}-\d{2}-\d{2}), Node (v[\d.]+)\)/);
+	if (!run) throw new Error('bench/results/latest.md has no "(date, Node vX)" line: was it written by npm run bench?');
+	return {
+		bench: { figures: readJson('bench/results/latest.json'), date: run[1], node: run[2] },
+		queue: readJson('bench/results/queue.json'),
+	};
+}

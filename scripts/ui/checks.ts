@@ -1,0 +1,179 @@
+/**
+ * The checks of `npm run test:ui` (scripts/ui.ts): what a new user does in the quick start, in a
+ * real browser. Four of them also leave the pictures of the README (`docImage`; written to
+ * docs/images/ by `npm run docs:images`).
+ */
+
+import * as path from 'node:path';
+import type { Page } from 'playwright-core';
+
+import type * as rt from '../n8n';
+import type { Example, QuickStart } from '../quick-start';
+import type { SandboxHandle } from '../sandbox-process';
+import { seedDailyReconciliation } from '../../test/fixtures/daily-reconciliation';
+
+const PAY_EXAMPLE = 'pay-beneficiaries.json';
+const PAYOUT_NODE = 'Send payout';
+const RECONCILE_EXAMPLE = 'daily-reconciliation.json';
+const RECONCILE_NODE = "Reconcile yesterday's charges";
+// Generous: the editor loads megabytes of JavaScript and CI machines are shared.
+export const STEP_TIMEOUT_MS = 60_000;
+export const LOAD_TIMEOUT_MS = 120_000;
+
+export interface UiCheck {
+	name: string;
+	/** Screenshot name. */
+	shot: string;
+	/** A README picture this check leaves when it passes: docs/images/<name>.png, of what `capture` shows. */
+	docImage?: { name: string; capture(file: string): Promise<void> };
+	fn(): Promise<void>;
+}
+
+export interface UiContext {
+	page: Page;
+	url: string;
+	examples: Example[];
+	credential: QuickStart['credential'];
+	sandbox: SandboxHandle;
+}
+
+/** Requests the sandbox API host answered with 2xx (a credential test is one GET /money/v1/account). */
+function requestsOf(counters: { accepted?: number } | undefined): number {
+	return Number((counters && counters.accepted) || 0);
+}
+
+export function buildChecks(ctx: UiContext): UiCheck[] {
+	const { page, url, examples } = ctx;
+	const byFile = (file: string) => examples.find((e) => path.basename(e.file) === file) as Example;
+	const openWorkflow = async (example: Example) => {
+		await page.goto(`${url}/workflow/${example.workflow.id}`, { waitUntil: 'domcontentloaded' });
+		await page.getByTestId('canvas-node').first().waitFor({ timeout: LOAD_TIMEOUT_MS });
+	};
+	const canvasNode = (name: string) => page.getByTestId('canvas-node').filter({ hasText: name }).first();
+	const openNode = async (name: string) => {
+		await canvasNode(name).dblclick();
+		await page.getByTestId('ndv').first().waitFor();
+	};
+
+	const checks: UiCheck[] = [];
+	for (const example of examples) {
+		const { name, nodes } = example.workflow;
+		checks.push({
+			name: `example "${name}" opens with its ${nodes.length} nodes`,
+			shot: `example-${path.basename(example.file, '.json')}`,
+			async fn() {
+				await openWorkflow(example);
+				for (const node of nodes as rt.Json[]) await canvasNode(node.name).waitFor();
+				const shown = await page.getByTestId('canvas-node').count();
+				if (shown !== nodes.length) throw new Error(`the canvas shows ${shown} nodes, the example has ${nodes.length}`);
+			},
+		});
+	}
+
+	checks.push({
+		name: 'the node creator finds the Money node by "Money" and lists its Payout actions',
+		shot: 'node-creator-money',
+		async fn() {
+			await openWorkflow(byFile(PAY_EXAMPLE));
+			await page.getByTestId('node-creator-plus-button').click();
+			await page.getByTestId('node-creator-search-bar').fill('Money');
+			const items = page.getByTestId('node-creator-item-name');
+			await items.filter({ hasText: /^Money$/ }).first().waitFor();
+			const names = (await items.allInnerTexts()).map((t) => t.trim());
+			for (const want of ['Money', 'Money Poll Trigger']) {
+				if (!names.includes(want)) throw new Error(`"${want}" is not among ${JSON.stringify(names)}`);
+			}
+			await items.filter({ hasText: /^Money$/ }).first().click();
+			for (const action of ['Create a payout', 'Get a payout', 'Get many payouts', 'Create a charge']) {
+				await page.getByText(action, { exact: true }).first().waitFor();
+			}
+		},
+	});
+
+	checks.push({
+		name: 'the Money node shows the Payout → Create panel with its fields and the sandbox credential',
+		shot: 'payout-create-panel',
+		docImage: { name: 'payout-create', capture: (file) => page.getByTestId('ndv').first().screenshot({ path: file }).then(() => undefined) },
+		async fn() {
+			await openWorkflow(byFile(PAY_EXAMPLE));
+			await openNode(PAYOUT_NODE);
+			const ndv = page.getByTestId('ndv').first();
+			const valueOf = async (parameter: string) => await ndv.locator(`[data-test-id="parameter-input-${parameter}"] input`).first().inputValue();
+			const [resource, operation] = [await valueOf('resource'), await valueOf('operation')];
+			if (resource !== 'Payout' || operation !== 'Create') throw new Error(`resource "${resource}", operation "${operation}"; expected Payout, Create`);
+			for (const label of ['Amount', 'Currency', 'Beneficiary Identifier', 'Channel', 'Business Reference']) {
+				await ndv.getByText(label, { exact: true }).first().waitFor();
+			}
+			const credential = await ndv.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
+			if (credential !== ctx.credential.name) throw new Error(`credential "${credential}"; expected "${ctx.credential.name}"`);
+		},
+	});
+
+	checks.push({
+		name: "the credential's Test (Retry) succeeds against the sandbox",
+		shot: 'credential-test',
+		docImage: { name: 'credential', capture: (file) => page.getByTestId('editCredential-modal').first().screenshot({ path: file }).then(() => undefined) },
+		async fn() {
+			await page.goto(`${url}/home/credentials`, { waitUntil: 'domcontentloaded' });
+			await page.getByText(ctx.credential.name, { exact: true }).first().click({ timeout: LOAD_TIMEOUT_MS });
+			const modal = page.getByTestId('editCredential-modal').first();
+			const success = modal.getByText('Connection tested successfully', { exact: true }).first();
+			await success.waitFor(); // n8n tests a saved credential when it opens
+			const before = await ctx.sandbox.control.counters();
+			await modal.getByRole('button', { name: 'Retry', exact: true }).click();
+			await success.waitFor();
+			const deadline = Date.now() + STEP_TIMEOUT_MS;
+			let after = await ctx.sandbox.control.counters();
+			while (requestsOf(after) <= requestsOf(before) && Date.now() < deadline) {
+				await new Promise((r) => setTimeout(r, 250));
+				after = await ctx.sandbox.control.counters();
+			}
+			if (requestsOf(after) <= requestsOf(before)) throw new Error('Retry showed success but no request reached the sandbox');
+		},
+	});
+
+	checks.push({
+		name: 'running the pay-beneficiaries example pays its 60 rows, paced, and shows them in the output',
+		shot: 'pay-beneficiaries-run',
+		docImage: { name: 'payout-run', capture: (file) => page.getByTestId('ndv').first().screenshot({ path: file }).then(() => undefined) },
+		async fn() {
+			await openWorkflow(byFile(PAY_EXAMPLE));
+			await page.getByTestId('execute-workflow-button').first().click();
+			await canvasNode(PAYOUT_NODE).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
+			await openNode(PAYOUT_NODE);
+			const output = page.getByTestId('output-panel').first();
+			await output.getByText('60 items', { exact: true }).first().waitFor();
+			const text = await output.innerText();
+			const references = [...new Set(text.match(/pay_[0-9a-f]+/g) || [])];
+			if (references.length === 0) throw new Error('the output shows no payout reference');
+			if (!text.includes('idempotency_key')) throw new Error('the output shows no idempotency_key column');
+			const ledger = await ctx.sandbox.control.ledger();
+			const paid = new Set(ledger.payouts.map((p) => p.reference));
+			if (paid.size !== 60) throw new Error(`the sandbox holds ${paid.size} payouts, expected 60`);
+			const unknown = references.filter((reference) => !paid.has(reference));
+			if (unknown.length > 0) throw new Error(`the output shows payouts the sandbox does not hold: ${JSON.stringify(unknown)}`);
+		},
+	});
+	checks.push({
+		name: 'running the daily-reconciliation example sends the orders and charges of yesterday to its four outputs',
+		shot: 'daily-reconciliation-run',
+		docImage: { name: 'reconcile-outputs', capture: (file) => page.screenshot({ path: file }).then(() => undefined) },
+		async fn() {
+			const expected = await seedDailyReconciliation(ctx.sandbox.control);
+			await openWorkflow(byFile(RECONCILE_EXAMPLE));
+			await page.getByTestId('execute-workflow-button').first().click();
+			await canvasNode(RECONCILE_NODE).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
+			const total = expected.matched + expected.mismatched + expected.missing;
+			await openNode(RECONCILE_NODE);
+			const ndv = page.getByTestId('ndv').first();
+			await ndv.getByText(`${total} items`, { exact: true }).first().waitFor();
+			for (const output of ['Matched', 'Mismatched', 'Missing in API', 'Unexpected in API']) {
+				await ndv.getByText(output).first().waitFor();
+			}
+			await page.keyboard.press('Escape');
+			await ndv.waitFor({ state: 'hidden' });
+			await page.keyboard.press('1'); // zoom to fit: every output with its item count
+		},
+	});
+	return checks;
+}

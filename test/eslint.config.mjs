@@ -1,0 +1,1 @@
+export { default } from '../scripts/lint/tools.mjs';
