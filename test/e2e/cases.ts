@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import type { Execution, Json } from '../../scripts/n8n';
 import { moneyCredentialFor } from '../../sandbox/control/credential';
 import { seedDailyReconciliation } from '../fixtures/daily-reconciliation';
+import { occursIn } from '../harness/secrets';
 import { BENEFICIARY, INELIGIBLE, keyedWorkflows, PAYER, referenceOf, statusOf, type CasePart, type Check, type E2eContext } from './case-setup';
 import * as payoutRunCases from './payout-run';
 import { CREDENTIAL, CREDENTIAL_TYPE, MONEY_TRIGGER_PATH, money, moneyTriggerParams, node, webhookIdFor, type CredentialRef, type Workflow } from './workflows';
@@ -265,7 +266,7 @@ export function build(ctx: E2eContext): CasePart {
 				for (const id of Object.values(ids)) executions.push(...(await ctx.api.listExecutions({ workflowId: id, includeData: true })));
 				assert.ok(executions.length >= 10, `only ${executions.length} executions to scan`);
 				const text = JSON.stringify(executions) + fs.readFileSync(ctx.n8n.logFile, 'utf8');
-				const leaked = secrets.filter((secret) => text.includes(secret)).map((secret) => `${secret.slice(0, 2)}… (${secret.length} chars)`);
+				const leaked = secrets.filter((secret) => occursIn(text, secret as string)).map((secret) => `${secret.slice(0, 2)}… (${secret.length} chars)`);
 				assert.deepEqual(leaked, []);
 				assert.ok(!/"x-hmac-signature"\s*:\s*"[0-9a-f]{64}"/.test(text), 'a request signature appears in an execution or the log');
 			},

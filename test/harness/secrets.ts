@@ -58,8 +58,25 @@ export function renderForScan(value: unknown): string {
 	return parts.join('\n');
 }
 
+/** Below this length a secret is a PIN, sought as a whole token only (see occursIn). */
+const WHOLE_TOKEN_BELOW = 8;
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Whether `secret` occurs in `text`. A short secret (a 4-digit PIN) also occurs by chance inside
+ * random hex and base64 (references, keys, ciphertexts): it counts only where no letter or digit
+ * touches it, as in `"pin":"1234"`, `PIN 1234` or `pin=1234&`. Longer secrets count anywhere.
+ */
+export function occursIn(text: string, secret: string): boolean {
+	if (secret.length >= WHOLE_TOKEN_BELOW) return text.includes(secret);
+	return new RegExp(`(?<![0-9A-Za-z])${escapeRegExp(secret)}(?![0-9A-Za-z])`).test(text);
+}
+
 /** Names of the secrets found in `value`; empty when none leaked. */
 export function findSecrets(value: unknown, secrets: SecretSet): string[] {
 	const text = renderForScan(value);
-	return secretValues(secrets).filter((secret) => text.includes(secret)).map((secret) => `${secret.slice(0, 2)}…(${secret.length} chars)`);
+	return secretValues(secrets).filter((secret) => occursIn(text, secret)).map((secret) => `${secret.slice(0, 2)}…(${secret.length} chars)`);
 }

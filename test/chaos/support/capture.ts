@@ -3,7 +3,7 @@ import { format } from 'node:util';
 
 import * as sandboxSignature from '../../../sandbox/security/signature';
 import { TokenStore } from '../../../sandbox/security/auth';
-import { renderForScan } from '../../harness/secrets';
+import { occursIn, renderForScan } from '../../harness/secrets';
 
 /**
  * Everything a chaos scenario produces that a person could read later: node output items, error
@@ -162,7 +162,7 @@ export class SecretCapture {
 		const mask = [...fixed.map(([, secret]) => secret), ...tokenBodies];
 		for (const text of texts) {
 			this.figures.scannedChars += text.length;
-			for (const [name, secret] of fixed) if (text.includes(secret)) hits.push(`${name} in: ${excerpt(text, secret, mask)}`);
+			for (const [name, secret] of fixed) if (occursIn(text, secret)) hits.push(`${name} in: ${excerpt(text, secret, mask)}`);
 			if (text.includes(TOKEN_PREFIX)) hits.push(`access token in: ${excerpt(text, TOKEN_PREFIX, mask)}`);
 			for (const body of tokenBodies) if (text.includes(body)) hits.push(`access token (random part) in: ${excerpt(text, body, mask)}`);
 			for (const match of text.matchAll(HEX_RUN)) {
