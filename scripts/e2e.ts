@@ -23,6 +23,8 @@ import * as cases from '../test/e2e/cases';
 import type { E2eContext } from '../test/e2e/case-setup';
 import * as pollTrigger from '../test/e2e/poll-trigger';
 import * as reruns from '../test/e2e/reruns';
+import * as triggerConfirm from '../test/e2e/trigger-confirm';
+import * as triggerLoad from '../test/e2e/trigger-load';
 import * as triggerMemory from '../test/e2e/trigger-memory';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
 import * as rt from './n8n';
@@ -45,7 +47,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [cases, reruns, triggerMemory, pollTrigger];
+const CASE_MODULES = [cases, reruns, triggerMemory, triggerConfirm, triggerLoad, pollTrigger];
 const OWNER = { email: 'e2e-owner@example.com', password: 'E2e-owner-pass-1', firstName: 'E2E', lastName: 'Owner' };
 
 async function main(): Promise<number> {
