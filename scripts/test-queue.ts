@@ -10,7 +10,7 @@
  *
  * Environment: QUEUE_ONLY=substring (run matching checks only; the poll check always runs
  * alongside), QUEUE_KEEP=1 (keep the temp folder with every log; kept on failure),
- * QUEUE_EVENTS (webhook scenario size, default 1000), QUEUE_BENCH_ROUNDS (default 2; 0 skips),
+ * QUEUE_EVENTS (duplicate-deliveries scenario size, default 500), QUEUE_BENCH_ROUNDS (default 2; 0 skips),
  * MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
  */
 
@@ -27,6 +27,7 @@ import { killDuringRun } from './queue/scenario-kill';
 import { faultyRun } from './queue/scenario-payouts';
 import { pollOnLeader } from './queue/scenario-poll';
 import { duplicateDeliveries } from './queue/scenario-webhooks';
+import { burstRestartRedeliver, sustainedStream } from './queue/scenario-webhook-load';
 import * as services from './queue/services';
 import { workersVsOne } from './queue/throughput';
 import * as topologyOf from './queue/topology';
@@ -123,13 +124,16 @@ async function main(): Promise<number> {
 			(value) => ({ value, error: undefined }),
 			(error: unknown) => ({ value: undefined, error }),
 		);
-		const events = Number(process.env.QUEUE_EVENTS || 1000);
+		const events = Number(process.env.QUEUE_EVENTS || 500);
 		const checks: Array<[string, () => Promise<ScenarioReport>]> = [
 			['1,000 payouts over both workers under drops, 503s and token revocations, keyed by Business Reference', () => faultyRun(ctx, { withReference: true })],
 			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],
 			['a worker killed mid-run: n8n fails the execution, its Retry pays nothing twice, a re-send pays each Business Reference once', () => killDuringRun(ctx, { withReference: true })],
 			['a worker killed mid-run, default key: the Retry pays nothing twice (what a re-send does is reported)', () => killDuringRun(ctx, { withReference: false })],
 			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
+			['a sustained stream of Money Trigger events (concurrency 16, the sender retrying) on Postgres: every acknowledged event runs exactly once', () => sustainedStream(ctx)],
+			['300 distinct events at once, the webhook process restarted, each redelivered: none runs again, the memory holds every id', () => burstRestartRedeliver(ctx, { events: 300, processes: 1 })],
+			['1,000 distinct events at once over two webhook processes, both restarted, each redelivered: events run again reported per 1,000 (goal 0)', () => burstRestartRedeliver(ctx, { events: 1000, processes: 2 })],
 			['the poll trigger runs on the leader only and emits each final charge once', async () => {
 				const outcome = await poll;
 				if (outcome.error) throw outcome.error;
