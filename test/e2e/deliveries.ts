@@ -54,6 +54,8 @@ export interface SendOptions {
 	maxAttempts?: number;
 	/** Wait between attempts of one event (a Retry-After answer header, in seconds, wins up to 10 s). */
 	retryDelayMs?: number;
+	/** Called after each 2xx with the number of events acknowledged so far. */
+	onAcknowledged?: (count: number) => void;
 }
 
 export interface SendReport {
@@ -78,7 +80,7 @@ async function postOnce(url: string, headers: Record<string, string>, body: stri
 
 /** Sends every event with at most `concurrency` requests in flight; resolves when each got a 2xx or ran out of attempts. */
 export async function sendAll(events: StreamEvent[], options: SendOptions): Promise<SendReport> {
-	const { target, concurrency, timeoutMs = 30_000, maxAttempts = 1, retryDelayMs = 500 } = options;
+	const { target, concurrency, timeoutMs = 30_000, maxAttempts = 1, retryDelayMs = 500, onAcknowledged } = options;
 	const attempts: Attempt[] = [];
 	const acknowledged = new Map<string, number>();
 	const unacknowledged: string[] = [];
@@ -94,6 +96,7 @@ export async function sendAll(events: StreamEvent[], options: SendOptions): Prom
 				attempts.push({ id: event.id, status, ms: Date.now() - t });
 				if (status !== null && status >= 200 && status < 300) {
 					acknowledged.set(event.id, attempt);
+					onAcknowledged?.(acknowledged.size);
 					break;
 				}
 				if (attempt === maxAttempts) unacknowledged.push(event.id);

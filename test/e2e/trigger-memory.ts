@@ -116,6 +116,16 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			name: 'Money Trigger: deactivated and activated again, a redelivered event still starts nothing',
+			async fn() {
+				await ctx.api.deactivateWorkflow(id);
+				await ctx.api.activateWorkflow(id);
+				await deliver(first);
+				await deliver(event(first.data.reference, 'PENDING'));
+				assert.equal((await settle(count)).length, count);
+			},
+		},
+		{
 			name: 'Money Trigger: the memory survives an n8n restart',
 			async fn() {
 				await ctx.restartN8n();

@@ -17,3 +17,17 @@ export function storedEventIds(staticData: Record<string, any> | null | undefine
 	for (const nodeMemory of Object.values((memory && memory.nodes) || {})) collect((nodeMemory as { seenEvents?: unknown }).seenEvents);
 	return ids;
 }
+
+/** The last status per reference (`charge:<reference>`) the memories hold, every trigger node merged. */
+export function storedStatuses(staticData: Record<string, any> | null | undefined): Map<string, string> {
+	const statuses = new Map<string, string>();
+	const memory = staticData && staticData.global && staticData.global.moneyTriggerMemory;
+	for (const nodeMemory of Object.values((memory && memory.nodes) || {})) {
+		for (const [key, status] of Object.entries((nodeMemory as { statuses?: Record<string, string> }).statuses || {})) statuses.set(key, status);
+	}
+	for (const [key, value] of Object.entries(staticData || {})) {
+		if (!key.startsWith('node:') || !value || typeof value.statuses !== 'object') continue;
+		for (const [reference, status] of Object.entries(value.statuses as Record<string, string>)) statuses.set(reference, status);
+	}
+	return statuses;
+}
