@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { unixSeconds } from '../../credentials/signing/signature';
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { resourceOptions, TRANSACTION_RESOURCES } from '../api/values';
 import { confirmWithApi } from '../events/confirm';
@@ -16,14 +17,11 @@ import { buildEventItem } from '../events/item';
 import { statusOfEnvelope } from '../events/envelope';
 import { parseWebhookEvent, type MoneyEvent } from '../events/parse';
 import { judgeTransition } from '../events/statusOrder';
-import { unixSeconds } from '../../credentials/signing/signature';
 import { acknowledge, MISSING_SECRET_MESSAGE, respond } from './answers';
 import { Delivery } from './delivery';
 import { referenceKey } from './memory/nodeMemory';
-import { verifyDelivery } from './verifyDelivery';
+import { verifyDelivery, WEBHOOK_NAME } from './verifyDelivery';
 import { readWebhookSecret } from './webhookSecret';
-
-const WEBHOOK_NAME = 'default';
 
 export class MoneyTrigger implements INodeType {
 	description: INodeTypeDescription = {

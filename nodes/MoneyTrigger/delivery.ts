@@ -1,10 +1,10 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { unixSeconds } from '../../credentials/signing/signature';
-import { EventClaims } from './eventClaims';
 import { EVENT_ID_HARD_CAP } from '../events/memory';
-import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workflowMemory';
+import { EventClaims } from './eventClaims';
 import type { NodeMemory } from './memory/nodeMemory';
+import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workflowMemory';
 
 /**
  * One delivery of an event from the moment it claims the event until its outcome is known

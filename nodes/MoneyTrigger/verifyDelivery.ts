@@ -13,7 +13,8 @@ import { readWebhookSecret, webhookSecret } from './webhookSecret';
 
 export type Verified = { ok: true; rawBody: Buffer } | { ok: false; status: number; error: string };
 
-const WEBHOOK_NAME = 'default';
+/** The trigger's one webhook (its description's `webhooks[0].name`). */
+export const WEBHOOK_NAME = 'default';
 
 export async function verifyDelivery(context: IWebhookFunctions): Promise<Verified> {
 	const options = context.getNodeParameter('options', {}) as IDataObject;
