@@ -8,7 +8,7 @@
  * Figures (time and memory per scenario, executions and duplicates of the webhook scenario,
  * token requests, payouts per minute on two workers vs one) go to bench/results/queue.json.
  *
- * Environment: QUEUE_ONLY=substring (run matching checks only; the poll check always runs
+ * Environment: QUEUE_ONLY=substring[|substring...] (run matching checks only; the poll check always runs
  * alongside), QUEUE_KEEP=1 (keep the temp folder with every log; kept on failure),
  * QUEUE_EVENTS (duplicate-deliveries scenario size, default 500), QUEUE_BENCH_ROUNDS (default 2; 0 skips),
  * MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
@@ -160,7 +160,7 @@ async function main(): Promise<number> {
 		];
 		const only = process.env.QUEUE_ONLY;
 		for (const [name, fn] of checks) {
-			if (only && !name.includes(only) && !name.startsWith('the poll trigger')) continue;
+			if (only && !only.split('|').some((part) => name.includes(part)) && !name.startsWith('the poll trigger')) continue;
 			const started = Date.now();
 			const entry: ScenarioFigures = { seconds: 0 };
 			figures.scenarios[name] = entry;
