@@ -9,7 +9,9 @@
  * and .md (never latest.json).
  *
  * Flags: --db=sqlite,postgres  --rounds=N (5)  --events=N (300)  --quick (2 rounds of 120)
- *        --no-counts (skip the counting run)
+ *        --no-counts (skip the counting run)  --memory=fresh,2000
+ *        --legacy-expressions (n8n's N8N_EXPRESSION_ENGINE=legacy: no expression isolate per
+ *        request; figure names end in _legacy_expressions)
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -34,6 +36,8 @@ interface Plan {
 	rounds: number;
 	events: number;
 	counts: boolean;
+	memories: Array<(typeof MEMORIES)[number]>;
+	legacyExpressions: boolean;
 }
 
 function parsePlan(argv: string[]): Plan {
@@ -41,11 +45,14 @@ function parsePlan(argv: string[]): Plan {
 	const quick = argv.includes('--quick');
 	const databases = (value('db') ?? 'sqlite,postgres').split(',') as Database[];
 	for (const db of databases) if (db !== 'sqlite' && db !== 'postgres') throw new Error(`unknown --db ${db}`);
+	const memories = (value('memory') ?? 'fresh,2000').split(',');
 	return {
 		databases,
 		rounds: Number(value('rounds') ?? (quick ? 2 : 5)),
 		events: Number(value('events') ?? (quick ? 120 : 300)),
 		counts: !argv.includes('--no-counts'),
+		memories: MEMORIES.filter((memory) => memories.includes(memory.name)),
+		legacyExpressions: argv.includes('--legacy-expressions'),
 	};
 }
 
@@ -58,6 +65,10 @@ interface Round {
 	moneyCpuMsPerEvent: number;
 	webhookCpuMsPerEvent: number;
 	answers: Record<string, Record<string, number>>;
+}
+
+function engineEnv(plan: Plan): Record<string, string> {
+	return plan.legacyExpressions ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {};
 }
 
 async function ready(stack: ServerStack, targets: PaceWorkflow[]): Promise<void> {
@@ -84,11 +95,11 @@ async function measure(stack: ServerStack, target: PaceWorkflow, events: number)
 
 async function paceOn(db: Database, plan: Plan): Promise<{ rounds: Round[]; figures: FigureResult[] }> {
 	progress(`${db}: starting n8n (regular mode) with the pack`);
-	const stack = await startStack(db);
+	const stack = await startStack(db, { env: engineEnv(plan) });
 	try {
 		const rounds: Round[] = [];
 		const figures: FigureResult[] = [];
-		for (const memory of MEMORIES) {
+		for (const memory of plan.memories) {
 			const pairs = Array.from({ length: plan.rounds + 1 }, (_, round) => ({
 				money: moneyWorkflow(`bm${db[0]}${memory.name}${round}`, memory.remembered),
 				webhook: webhookNodeWorkflow(`bw${db[0]}${memory.name}${round}`),
@@ -116,7 +127,7 @@ async function paceOn(db: Database, plan: Plan): Promise<{ rounds: Round[]; figu
 				progress(`${db}, memory ${memory.name}, round ${round}: ${JSON.stringify(entry)}`);
 			}
 			const mine = rounds.filter((round) => round.memory === memory.name);
-			const suffix = `${db}_memory_${memory.name}`;
+			const suffix = `${db}_memory_${memory.name}${plan.legacyExpressions ? '_legacy_expressions' : ''}`;
 			figures.push(
 				figure(`webhook_ingestion_vs_webhook_node_${suffix}`, 'x', mine.map((round) => round.ratio), {
 					ratio: (value) => value,
@@ -135,9 +146,9 @@ async function paceOn(db: Database, plan: Plan): Promise<{ rounds: Round[]; figu
 }
 
 /** What one event costs n8n, Money Trigger vs Webhook node, counted one event at a time. */
-async function countsOn(db: Database): Promise<Record<string, EventCosts>> {
+async function countsOn(db: Database, plan: Plan): Promise<Record<string, EventCosts>> {
 	progress(`${db}: counting run (query log and debug log on)`);
-	const stack = await startStack(db, { env: COUNTING_ENV });
+	const stack = await startStack(db, { env: { ...COUNTING_ENV, ...engineEnv(plan) } });
 	const events = 30;
 	try {
 		const targets = { money: moneyWorkflow(`cm${db[0]}`, 2000), webhook: webhookNodeWorkflow(`cw${db[0]}`) };
@@ -186,16 +197,17 @@ async function main(): Promise<void> {
 			figures.push(result);
 			process.stdout.write(`${formatLine(result)}\n`);
 		}
-		if (plan.counts) counts[db] = await countsOn(db);
+		if (plan.counts) counts[db] = await countsOn(db, plan);
 	}
 	const loadAfter = os.loadavg()[0];
-	const header = `Command: \`npm run bench:webhook-server\` (${new Date().toISOString().slice(0, 10)}, n8n ${n8nVersion()}, ${os.cpus().length} cores, load average ${load.before.toFixed(1)} before, ${loadAfter.toFixed(1)} after; ${plan.rounds} rounds of ${plan.events} events at concurrency ${CONCURRENCY}).`;
+	const header = `Command: \`npm run bench:webhook-server${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` (${new Date().toISOString().slice(0, 10)}, n8n ${n8nVersion()}, ${os.cpus().length} cores, load average ${load.before.toFixed(1)} before, ${loadAfter.toFixed(1)} after; ${plan.rounds} rounds of ${plan.events} events at concurrency ${CONCURRENCY}).`;
 	const directory = path.join(__dirname, 'results');
 	mkdirSync(directory, { recursive: true });
 	const result = { date: new Date().toISOString(), n8n: n8nVersion(), machine: `${os.cpus().length} cores`, loadAverage: { before: load.before, after: loadAfter }, plan, figures, counts, rounds };
-	writeFileSync(path.join(directory, 'webhook-server.json'), `${JSON.stringify(result, null, '\t')}\n`);
-	writeFileSync(path.join(directory, 'webhook-server.md'), markdown(figures, counts, header));
-	progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; wrote bench/results/webhook-server.json and .md`);
+	const name = `webhook-server${plan.legacyExpressions ? '-legacy-expressions' : ''}`;
+	writeFileSync(path.join(directory, `${name}.json`), `${JSON.stringify(result, null, '\t')}\n`);
+	writeFileSync(path.join(directory, `${name}.md`), markdown(figures, counts, header));
+	progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; wrote bench/results/${name}.json and .md`);
 }
 
 main().then(

@@ -29,13 +29,10 @@ export interface PaceWorkflow {
  */
 export function rememberedMemory(nodeId: string, count: number): Record<string, unknown> {
 	const acceptedAt = Math.floor(Date.now() / 1000) - 3600;
-	const seenEvents: Record<string, number> = {};
-	const statuses: Record<string, string> = {};
-	for (let index = 0; index < count; index++) {
-		seenEvents[`e:evt_remembered_${index}`] = acceptedAt;
-		if (index < 1000) statuses[`charge:CH-remembered-${index}`] = 'COMPLETED';
-	}
-	return { global: { moneyTriggerMemory: { writer: 'bench-prefill:1', nodes: { [nodeId]: { seenEvents, statuses, referenceOrder: Object.keys(statuses) } } } } };
+	const events = Array.from({ length: count }, (_, index) => [`evt_remembered_${index}`, acceptedAt]);
+	const statuses = Array.from({ length: Math.min(count, 1000) }, (_, index) => [`charge:CH-remembered-${index}`, 'COMPLETED']);
+	const memory = { events: JSON.stringify(events), statuses: JSON.stringify(statuses) };
+	return { global: { moneyTriggerMemory: { writer: 'bench-prefill:1', nodes: { [nodeId]: memory } } } };
 }
 
 /** Money Trigger → No Operation; `remembered` preloads the trigger's memory. */
@@ -96,13 +93,15 @@ export async function paceRound(
 	{ concurrency, secret }: { concurrency: number; secret: string },
 ): Promise<RoundResult> {
 	const url = `${baseUrl}/webhook/${target.path}`;
+	// Executions from before (the Webhook node runs the registration probe's POST too) are not this round's.
+	const earlier = new Set((await executionsOf(api, target.workflow.id)).map((execution) => String(execution.id)));
 	const started = Date.now();
 	const sent = await sendAll(events, {
 		target: target.signed ? ({ url, scheme: 'request-style', secret } as WebhookTarget) : { url, unsigned: true },
 		concurrency,
 		timeoutMs: 60_000,
 	});
-	const list = await waitFinished(api, target.workflow.id, sent.acknowledged.size);
+	const list = (await waitFinished(api, target.workflow.id, earlier.size + sent.acknowledged.size)).filter((execution) => !earlier.has(String(execution.id)));
 	const stopped = list.filter((execution) => execution.stoppedAt).map((execution) => Date.parse(execution.stoppedAt as string));
 	const end = Math.max(started + sent.seconds * 1000, ...stopped);
 	const answers: Record<string, number> = {};

@@ -18,11 +18,17 @@ import { judgeTransition } from '../../events/statusOrder';
  * workflow writes all of it, whichever request's copy of the static data is saved.
  */
 
-/** How a node's memory is stored in static data (the same shape as the older per-node fields). */
+/**
+ * How a node's memory is stored in static data: each list as one JSON text, oldest first. n8n
+ * parses a workflow's static data and wraps every object in it for change tracking twice per
+ * request (the webhook's copy and the execution's); one string per list costs it almost nothing,
+ * where an object with thousands of keys cost milliseconds (bench/README.md).
+ */
 export interface StoredNodeMemory {
-	seenEvents: Record<string, number>;
-	statuses: Record<string, string>;
-	referenceOrder: string[];
+	/** JSON of `[eventId, acceptedAtSecond][]`. */
+	events: string;
+	/** JSON of `[referenceKey, status][]`, least recently changed first. */
+	statuses: string;
 }
 
 export interface Caps {
@@ -33,9 +39,6 @@ export interface Caps {
 
 const DEFAULT_CAPS: Caps = { soft: EVENT_ID_SOFT_CAP, hard: EVENT_ID_HARD_CAP, references: MAX_REMEMBERED_REFERENCES };
 
-/** The `e:` prefix keeps ids that look like integers from being reordered by JSON objects. */
-const seenKey = (id: string): string => `e:${id}`;
-
 export function referenceKey(resource: TransactionResource | null, reference: string): string {
 	return `${resource ?? 'transaction'}:${reference}`;
 }
@@ -43,6 +46,8 @@ export function referenceKey(resource: TransactionResource | null, reference: st
 export class NodeMemory {
 	private events = new Map<string, number>();
 	private readonly statuses = new Map<string, string>();
+	/** The stored form while nothing changed. */
+	private stored?: StoredNodeMemory;
 
 	constructor(private readonly caps: Caps = DEFAULT_CAPS) {}
 
@@ -70,28 +75,34 @@ export class NodeMemory {
 
 	/** Records an accepted event (and the status it moved its reference to). */
 	record(id: string, nowSeconds: number, status?: { key: string; value: string }): void {
-		if (!this.events.has(id)) this.events.set(id, nowSeconds);
+		if (!this.events.has(id)) {
+			this.events.set(id, nowSeconds);
+			this.stored = undefined;
+		}
 		if (status) this.setStatus(status.key, status.value);
 	}
 
-	/** Adds what a stored copy holds and this process does not (another process, or before a restart). */
+	/**
+	 * Adds what a stored copy holds and this process does not (another process, or before a
+	 * restart): ids by age, a status only moving forward. Takes the stored form, and the older form
+	 * kept in a node's own static data (`seenEvents`, `statuses`, `referenceOrder`).
+	 */
 	merge(stored: unknown): void {
 		if (!isPlainObject(stored)) return;
+		const events = typeof stored.events === 'string' ? pairs(stored.events) : legacyEvents(stored.seenEvents);
 		let added = false;
-		if (isPlainObject(stored.seenEvents)) {
-			for (const [key, second] of Object.entries(stored.seenEvents)) {
-				const id = key.startsWith('e:') ? key.slice(2) : key;
-				if (typeof second !== 'number' || this.events.has(id)) continue;
-				this.events.set(id, second);
-				added = true;
-			}
+		for (const [id, second] of events) {
+			if (typeof second !== 'number' || this.events.has(id)) continue;
+			this.events.set(id, second);
+			added = true;
 		}
-		if (added) this.events = new Map([...this.events].sort((a, b) => a[1] - b[1]));
-		const order = Array.isArray(stored.referenceOrder) ? stored.referenceOrder.map(String) : [];
-		const statuses = isPlainObject(stored.statuses) ? (stored.statuses as IDataObject) : {};
+		if (added) {
+			this.events = new Map([...this.events].sort((a, b) => a[1] - b[1]));
+			this.stored = undefined;
+		}
+		const statuses = typeof stored.statuses === 'string' ? pairs(stored.statuses) : legacyStatuses(stored);
 		const older: Array<[string, string]> = [];
-		for (const key of order) {
-			const value = statuses[key];
+		for (const [key, value] of statuses) {
 			if (typeof value !== 'string') continue;
 			const known = this.statuses.get(key);
 			if (known === undefined) older.push([key, value]);
@@ -102,13 +113,13 @@ export class NodeMemory {
 			this.statuses.clear();
 			for (const [key, value] of [...older, ...current]) this.statuses.set(key, value);
 			this.trimStatuses();
+			this.stored = undefined;
 		}
 	}
 
 	toStored(): StoredNodeMemory {
-		const seenEvents: Record<string, number> = {};
-		for (const [id, second] of this.events) seenEvents[seenKey(id)] = second;
-		return { seenEvents, statuses: Object.fromEntries(this.statuses), referenceOrder: [...this.statuses.keys()] };
+		this.stored ??= { events: JSON.stringify([...this.events]), statuses: JSON.stringify([...this.statuses]) };
+		return this.stored;
 	}
 
 	/** The reference moves to the most recently changed end. */
@@ -116,6 +127,7 @@ export class NodeMemory {
 		this.statuses.delete(key);
 		this.statuses.set(key, value);
 		this.trimStatuses();
+		this.stored = undefined;
 	}
 
 	private trimStatuses(): void {
@@ -131,6 +143,32 @@ export class NodeMemory {
 			const evictable = this.events.size >= this.caps.soft && age > EVENT_ID_REPLAY_WINDOW_SECONDS;
 			if (!expired && !evictable) return;
 			this.events.delete(id);
+			this.stored = undefined;
 		}
 	}
+}
+
+/** `[key, value]` pairs from a stored JSON text; nothing from a text that is not one. */
+function pairs(text: string): Array<[string, unknown]> {
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(text);
+	} catch {
+		return [];
+	}
+	if (!Array.isArray(parsed)) return [];
+	return parsed.filter((pair): pair is [string, unknown] => Array.isArray(pair) && typeof pair[0] === 'string');
+}
+
+/** `seenEvents` of the older form: `e:<id>` → second. */
+function legacyEvents(seen: unknown): Array<[string, unknown]> {
+	if (!isPlainObject(seen)) return [];
+	return Object.entries(seen).map(([key, second]) => [key.startsWith('e:') ? key.slice(2) : key, second]);
+}
+
+/** `statuses` in `referenceOrder` of the older form. */
+function legacyStatuses(stored: IDataObject): Array<[string, unknown]> {
+	const statuses = isPlainObject(stored.statuses) ? stored.statuses : {};
+	const order = Array.isArray(stored.referenceOrder) ? stored.referenceOrder.map(String) : [];
+	return order.map((key) => [key, statuses[key]]);
 }
