@@ -30,6 +30,8 @@ import * as pollTrigger from '../test/e2e/poll-trigger';
 import * as reruns from '../test/e2e/reruns';
 import * as resends from '../test/e2e/resends';
 import * as subWorkflows from '../test/e2e/sub-workflows';
+import * as triggerConfirm from '../test/e2e/trigger-confirm';
+import * as triggerLoad from '../test/e2e/trigger-load';
 import * as triggerMemory from '../test/e2e/trigger-memory';
 import * as version2 from '../test/e2e/version2';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
@@ -53,7 +55,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, pollTrigger];
 /**
  * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.

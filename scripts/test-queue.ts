@@ -8,9 +8,9 @@
  * Figures (time and memory per scenario, executions and duplicates of the webhook scenario,
  * token requests, payouts per minute on two workers vs one) go to bench/results/queue.json.
  *
- * Environment: QUEUE_ONLY=substring (run matching checks only; the poll check always runs
+ * Environment: QUEUE_ONLY=substring[|substring...] (run matching checks only; the poll check always runs
  * alongside), QUEUE_KEEP=1 (keep the temp folder with every log; kept on failure),
- * QUEUE_EVENTS (webhook scenario size, default 1000), QUEUE_BENCH_ROUNDS (default 2; 0 skips),
+ * QUEUE_EVENTS (duplicate-deliveries scenario size, default 500), QUEUE_BENCH_ROUNDS (default 2; 0 skips),
  * MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
  */
 
@@ -28,6 +28,7 @@ import { killDuringRun } from './queue/scenario-kill';
 import { faultyRun } from './queue/scenario-payouts';
 import { pollOnLeader } from './queue/scenario-poll';
 import { duplicateDeliveries } from './queue/scenario-webhooks';
+import { burstRestartRedeliver, sustainedStream } from './queue/scenario-webhook-load';
 import * as services from './queue/services';
 import { workersVsOne } from './queue/throughput';
 import * as topologyOf from './queue/topology';
@@ -124,13 +125,16 @@ async function main(): Promise<number> {
 			(value) => ({ value, error: undefined }),
 			(error: unknown) => ({ value: undefined, error }),
 		);
-		const events = Number(process.env.QUEUE_EVENTS || 1000);
+		const events = Number(process.env.QUEUE_EVENTS || 500);
 		const checks: Array<[string, () => Promise<ScenarioReport>]> = [
 			['1,000 payouts over both workers under drops, 503s and token revocations, keyed by Business Reference', () => faultyRun(ctx, { withReference: true })],
 			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],
 			['a worker killed mid-run: n8n fails the execution, its Retry pays nothing twice, a re-send pays each Business Reference once', () => killDuringRun(ctx, { withReference: true })],
 			['a worker killed mid-run, default key: the Retry pays nothing twice (what a re-send does is reported)', () => killDuringRun(ctx, { withReference: false })],
 			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
+			['a sustained stream of Money Trigger events (concurrency 16, the sender retrying) on Postgres: every acknowledged event runs exactly once', () => sustainedStream(ctx)],
+			['300 distinct events at once, the webhook process restarted, each redelivered: none runs again, the memory holds every id', () => burstRestartRedeliver(ctx, { events: 300, processes: 1 })],
+			['1,000 distinct events at once over two webhook processes, both restarted, each redelivered: events run again reported per 1,000 (goal 0)', () => burstRestartRedeliver(ctx, { events: 1000, processes: 2 })],
 			['the poll trigger runs on the leader only and emits each final charge once', async () => {
 				const outcome = await poll;
 				if (outcome.error) throw outcome.error;
@@ -157,7 +161,7 @@ async function main(): Promise<number> {
 		];
 		const only = process.env.QUEUE_ONLY;
 		for (const [name, fn] of checks) {
-			if (only && !name.includes(only) && !name.startsWith('the poll trigger')) continue;
+			if (only && !only.split('|').some((part) => name.includes(part)) && !name.startsWith('the poll trigger')) continue;
 			const started = Date.now();
 			const entry: ScenarioFigures = { seconds: 0 };
 			figures.scenarios[name] = entry;

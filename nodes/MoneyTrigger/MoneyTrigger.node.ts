@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IHookFunctions,
 	INodeType,
 	INodeTypeDescription,
@@ -8,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
+import { unixSeconds } from '../../credentials/signing/signature';
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { resourceOptions, TRANSACTION_RESOURCES } from '../api/values';
 import { confirmWithApi } from '../events/confirm';
@@ -15,30 +15,13 @@ import { channelsFilter, statusesFilter } from '../events/filterFields';
 import { asStringList, passesFilters } from '../events/filters';
 import { buildEventItem } from '../events/item';
 import { statusOfEnvelope } from '../events/envelope';
-import {
-	EVENT_ID_HARD_CAP,
-	EVENT_ID_REPLAY_WINDOW_SECONDS,
-	eventMemoryOf,
-	forgetEventId,
-	hasSeenEventId,
-	lastKnownStatus,
-	rememberEventId,
-	rememberStatus,
-} from '../events/memory';
-import { parseWebhookEvent } from '../events/parse';
+import { parseWebhookEvent, type MoneyEvent } from '../events/parse';
 import { judgeTransition } from '../events/statusOrder';
-import {
-	DEFAULT_MAX_BODY_BYTES,
-	signedPathCandidates,
-	verifyWebhookSignature,
-	type WebhookSchemeSetting,
-} from '../events/verification';
-import { accept, acknowledge, MISSING_SECRET_MESSAGE, rawBodyOf, readWebhookSecret, respond } from './answers';
-import { EventClaims } from './eventClaims';
-
-const WEBHOOK_NAME = 'default';
-
-const recentEvents = new EventClaims(EVENT_ID_REPLAY_WINDOW_SECONDS * 1000, EVENT_ID_HARD_CAP);
+import { acknowledge, MISSING_SECRET_MESSAGE, respond } from './answers';
+import { Delivery } from './delivery';
+import { referenceKey } from './memory/nodeMemory';
+import { verifyDelivery, WEBHOOK_NAME } from './verifyDelivery';
+import { readWebhookSecret } from './webhookSecret';
 
 export class MoneyTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -53,6 +36,19 @@ export class MoneyTrigger implements INodeType {
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: MONEY_API_CREDENTIAL_TYPE, required: true }],
+		triggerPanel: {
+			header: '',
+			executionsHelp: {
+				inactive:
+					"<b>To try the workflow</b>, click 'Listen for test event', then have one event sent to the <b>Test URL</b> within two minutes. With the quick start's sandbox: point it at the Test URL (<code>PUT /_control/webhook</code> with <code>{\"url\": \"&lt;Test URL&gt;\"}</code>), then complete a charge (<code>POST /_control/transactions/&lt;reference&gt;/complete</code>) or send an event (<code>POST /_control/webhook/deliver</code>). Against the real Money API, make a real, small charge.<br /><br /><b>What the trigger remembers</b>: n8n saves nothing while you test, so a test event is remembered only by this n8n process, apart from production: the same event sent to the Production URL later still runs. In production each event runs once: the event ids and each charge's or payout's last status are saved with the workflow and survive restarts.",
+				active:
+					"This workflow is active: each verified delivery to the <b>Production URL</b> starts one execution per event, found in the <a data-key=\"executions\">executions list</a>. The event ids and each charge's or payout's last status are saved with the workflow, so a redelivery, even days later or after a restart, does not run again; a delivery whose twin is still being handled is asked to retry. Test events (Test URL) are remembered apart and never block a production delivery.",
+			},
+			activationHint:
+				'Once the workflow does what you want, activate it and paste the Production URL into the Money merchant dashboard: the Money API then delivers every status change there until it gets a 2xx answer.',
+		},
+		activationMessage:
+			'Deliveries to the Production URL now start this workflow. Paste that URL into the Money merchant dashboard if it is not there yet.',
 		webhooks: [
 			{
 				name: WEBHOOK_NAME,
@@ -153,7 +149,6 @@ export class MoneyTrigger implements INodeType {
 				if (secret === '') throw new NodeOperationError(this.getNode(), MISSING_SECRET_MESSAGE);
 				const staticData = this.getWorkflowStaticData('node');
 				staticData.registeredUrl = this.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
-				eventMemoryOf(staticData);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
@@ -165,102 +160,74 @@ export class MoneyTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const options = this.getNodeParameter('options', {}) as IDataObject;
-		const scheme = (options.signatureScheme as WebhookSchemeSetting | undefined) ?? 'either';
-		const maxBytes =
-			typeof options.maxBodySizeKb === 'number' && options.maxBodySizeKb > 0
-				? Math.floor(options.maxBodySizeKb * 1024)
-				: DEFAULT_MAX_BODY_BYTES;
-
-		let secret: string;
-		try {
-			secret = await readWebhookSecret(this);
-		} catch (error) {
-			this.logger.warn('Money Trigger refused a delivery: the credential could not be read', {
-				error: error instanceof Error ? error.name : 'unknown',
-			});
-			return respond(this, { status: 401, error: 'receiver-not-configured' });
-		}
-		if (secret === '') return respond(this, { status: 401, error: 'receiver-not-configured' });
-
-		const req = this.getRequestObject();
-		const declaredLength = Number(req.headers['content-length']);
-		if (Number.isFinite(declaredLength) && declaredLength > maxBytes) {
-			return respond(this, { status: 413, error: 'body-too-large' });
-		}
-		const rawBody = await rawBodyOf(this);
-		if (!rawBody) return respond(this, { status: 400, error: 'body-unreadable' });
-		if (rawBody.length > maxBytes) return respond(this, { status: 413, error: 'body-too-large' });
-
-		const verification = verifyWebhookSignature({
-			scheme,
-			secret,
-			rawBody,
-			headers: req.headers,
-			signedPaths: signedPathCandidates({
-				override: typeof options.signedPath === 'string' ? options.signedPath : undefined,
-				requestUrl: req.originalUrl ?? req.url,
-				publicWebhookUrl: this.getNodeWebhookUrl(WEBHOOK_NAME),
-			}),
-		});
-		if (!verification.ok) return respond(this, { status: 401, error: verification.reason });
-
-		const parsed = parseWebhookEvent(rawBody);
+		const verified = await verifyDelivery(this);
+		if (!verified.ok) return respond(this, verified);
+		const parsed = parseWebhookEvent(verified.rawBody);
 		if (!parsed.ok) return respond(this, { status: 400, error: 'malformed-event' });
 		const event = parsed.event;
 
-		const staticData = this.getWorkflowStaticData('node');
-		const claimKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}:${event.id}`;
-		if (hasSeenEventId(staticData, event.id) || !recentEvents.claim(claimKey, Date.now())) {
-			return acknowledge('duplicate-event');
-		}
-		if (!rememberEventId(staticData, event.id)) {
-			recentEvents.release(claimKey);
-			return respond(this, { status: 503, error: 'replay-memory-full' });
-		}
-
-		let envelope = event.envelope;
-		let resource = event.resource;
-		let confirmed = false;
-		if (this.getNodeParameter('confirmWithApi', false) as boolean) {
-			const outcome = await confirmWithApi(this, event);
-			if (outcome.kind === 'unavailable') {
-				forgetEventId(staticData, event.id);
-				recentEvents.release(claimKey);
-				return respond(this, { status: 503, error: 'confirmation-unavailable' });
-			}
-			if (outcome.kind === 'unknown') return acknowledge('not-confirmed');
-			envelope = outcome.envelope;
-			resource = outcome.resource;
-			confirmed = true;
-		}
-
-		const status = statusOfEnvelope(envelope) ?? event.status;
-		if (event.reference) {
-			const verdict = judgeTransition(lastKnownStatus(staticData, resource, event.reference), status);
-			if (verdict === 'duplicate') return acknowledge('duplicate-status');
-			if (verdict === 'stale') return acknowledge('stale-status');
-			rememberStatus(staticData, resource, event.reference, status);
-		}
-
-		const item = buildEventItem({
-			id: event.id,
-			event: resource ? undefined : event.event,
-			source: 'webhook',
-			resource,
-			envelope,
-			occurredAt: event.occurredAt,
-			confirmed,
-			reportedStatus: event.status,
-		});
-
-		const filters = {
-			resources: asStringList(this.getNodeParameter('resources', [])),
-			statuses: asStringList(this.getNodeParameter('statuses', [])),
-			channels: asStringList(this.getNodeParameter('channels', [])),
-		};
-		if (!passesFilters(filters, item)) return acknowledge('filtered');
-
-		return accept(this, item);
+		const delivery = Delivery.claim(this, event.id, event.reference);
+		if (delivery === 'duplicate') return acknowledge('duplicate-event');
+		if (delivery === 'in-flight') return respond(this, { status: 409, error: 'event-in-flight', retryLater: true });
+		// Should anything below throw, n8n answers 500 and the delivery's claim ends with that answer.
+		return await handleClaimed(this, event, delivery);
 	}
+}
+
+/** What the trigger does with an event it holds the claim on: answer it, or hand it to n8n to run. */
+async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent, delivery: Delivery): Promise<IWebhookResponseData> {
+	if (!delivery.node.hasRoom(unixSeconds())) {
+		delivery.release();
+		return respond(context, { status: 503, error: 'replay-memory-full', retryLater: true });
+	}
+
+	let envelope = event.envelope;
+	let resource = event.resource;
+	let confirmed = false;
+	if (context.getNodeParameter('confirmWithApi', false) as boolean) {
+		const outcome = await confirmWithApi(context, event);
+		if (outcome.kind === 'unavailable') {
+			delivery.release();
+			const error = outcome.reason === 'read-lags' ? 'confirmation-pending' : 'confirmation-unavailable';
+			return respond(context, { status: 503, error, retryLater: true });
+		}
+		if (outcome.kind === 'unknown') {
+			delivery.settle();
+			return acknowledge('not-confirmed');
+		}
+		envelope = outcome.envelope;
+		resource = outcome.resource;
+		confirmed = true;
+	}
+
+	const status = statusOfEnvelope(envelope) ?? event.status;
+	if (event.reference) {
+		const verdict = judgeTransition(delivery.node.status(resource, event.reference), status);
+		if (verdict === 'duplicate' || verdict === 'stale') {
+			delivery.settle();
+			return acknowledge(verdict === 'duplicate' ? 'duplicate-status' : 'stale-status');
+		}
+		delivery.moveStatus(referenceKey(resource, event.reference), status);
+	}
+
+	const item = buildEventItem({
+		id: event.id,
+		event: resource ? undefined : event.event,
+		source: 'webhook',
+		resource,
+		envelope,
+		occurredAt: event.occurredAt,
+		confirmed,
+		reportedStatus: event.status,
+	});
+	const filters = {
+		resources: asStringList(context.getNodeParameter('resources', [])),
+		statuses: asStringList(context.getNodeParameter('statuses', [])),
+		channels: asStringList(context.getNodeParameter('channels', [])),
+	};
+	if (!passesFilters(filters, item)) {
+		delivery.settle();
+		return acknowledge('filtered');
+	}
+	return { workflowData: delivery.accept(context, item) };
 }

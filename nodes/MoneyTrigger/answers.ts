@@ -1,45 +1,32 @@
-import type { IDataObject, IHookFunctions, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
-
-/** How the Money Trigger reads a delivery and answers it. */
+/** How the Money Trigger reads a delivery and answers it when it does not start a run. */
 
 export const MISSING_SECRET_MESSAGE =
 	'The Money API credential has no Webhook Secret, so deliveries cannot be verified. Add the webhook secret issued for this client to the credential, then activate the workflow again.';
 
+/** Seconds a sender is asked to wait before it sends a delivery again. */
+export const RETRY_AFTER_SECONDS = 2;
+
 interface Refusal {
 	status: number;
 	error: string;
+	/** Asks the sender to come back after RETRY_AFTER_SECONDS. */
+	retryLater?: boolean;
 }
 
 export function respond(context: IWebhookFunctions, refusal: Refusal): IWebhookResponseData {
 	const res = context.getResponseObject();
-	res.writeHead(refusal.status, { 'content-type': 'application/json; charset=utf-8' });
+	const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+	if (refusal.retryLater) headers['retry-after'] = String(RETRY_AFTER_SECONDS);
+	res.writeHead(refusal.status, headers);
 	res.end(JSON.stringify({ success: false, error: refusal.error }));
 	return { noWebhookResponse: true };
 }
 
-/**
- * Answers 200 now and hands the event to n8n. Answering before n8n starts the execution is what
- * makes n8n save the event memory this delivery wrote: with the answer left to n8n it is sent after
- * the execution starts, and by then n8n no longer sees the static data as changed
- * (docs/webhook-memory.md).
- */
-export function accept(context: IWebhookFunctions, item: IDataObject): IWebhookResponseData {
-	const res = context.getResponseObject();
-	res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
-	res.end(JSON.stringify({ received: true }));
-	return { noWebhookResponse: true, workflowData: [context.helpers.returnJsonArray([item])] };
-}
-
+/** 200 without a run; n8n writes the answer after it saved the static data. */
 export function acknowledge(reason: string): IWebhookResponseData {
 	return { webhookResponse: { received: true, ignored: reason } };
-}
-
-export async function readWebhookSecret(context: IWebhookFunctions | IHookFunctions): Promise<string> {
-	const credentials = await context.getCredentials(MONEY_API_CREDENTIAL_TYPE);
-	const secret = credentials?.webhookSecret;
-	return typeof secret === 'string' ? secret : '';
 }
 
 export async function rawBodyOf(context: IWebhookFunctions): Promise<Buffer | undefined> {

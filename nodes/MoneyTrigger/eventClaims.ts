@@ -1,43 +1,49 @@
 /**
- * Which events this n8n process has accepted lately, per trigger node: claimed synchronously, so of
- * two deliveries of one event handled at the same time by this process only the first goes on.
+ * Which deliveries this n8n process is handling right now, by event id and by reference: taken
+ * synchronously, before any `await`, so of two deliveries of one event (or two events of one
+ * transaction) only one goes on at a time; the other is asked to come back later
+ * (docs/webhook-memory.md). A claim ends when its delivery's outcome is known: the event is then in
+ * the node's memory, or it was refused and its retry is processed like a first delivery.
  *
- * The node's static data is the memory that survives restarts, but n8n loads a fresh copy of it for
- * every request and saves it only after the response, with no lock: two concurrent requests would
- * both find the event unseen (docs/webhook-memory.md). This process-wide memory closes that window
- * inside one process; it cannot see other processes (several webhook processes in queue mode).
+ * A claim whose request went away before n8n answered it (the sender timed out) cannot learn that
+ * n8n failed to start the execution: it expires instead. Claims cannot see other processes (several
+ * webhook processes in queue mode).
  */
 export class EventClaims {
+	/** Key → the time (ms) its claim expires. */
 	private readonly claims = new Map<string, number>();
 
-	constructor(
-		private readonly windowMs: number,
-		private readonly capacity: number,
-	) {}
+	constructor(private readonly capacity: number) {}
 
-	/** True when this delivery may go on; false when the event was claimed inside the window. */
-	claim(key: string, nowMs: number): boolean {
-		const claimedAt = this.claims.get(key);
-		if (claimedAt !== undefined && nowMs - claimedAt < this.windowMs) return false;
-		this.evict(nowMs);
-		this.claims.delete(key);
-		this.claims.set(key, nowMs);
+	/** Takes every key, or none when one of them is held: true when the delivery may go on. */
+	take(keys: readonly string[], nowMs: number, holdMs: number): boolean {
+		for (const key of keys) {
+			const expiresAt = this.claims.get(key);
+			if (expiresAt !== undefined && expiresAt > nowMs) return false;
+		}
+		if (this.claims.size + keys.length > this.capacity) this.evictExpired(nowMs);
+		if (this.claims.size + keys.length > this.capacity) return false;
+		for (const key of keys) this.claims.set(key, nowMs + holdMs);
 		return true;
 	}
 
-	/** Gives a claim back, so a redelivery is processed (the first attempt was refused). */
-	release(key: string): void {
-		this.claims.delete(key);
+	/** Lets the claims end at `atMs` at the latest (their request is gone, the outcome unknown). */
+	expireBy(keys: readonly string[], atMs: number): void {
+		for (const key of keys) {
+			const expiresAt = this.claims.get(key);
+			if (expiresAt !== undefined && expiresAt > atMs) this.claims.set(key, atMs);
+		}
+	}
+
+	release(keys: readonly string[]): void {
+		for (const key of keys) this.claims.delete(key);
 	}
 
 	get size(): number {
 		return this.claims.size;
 	}
 
-	private evict(nowMs: number): void {
-		for (const [key, claimedAt] of this.claims) {
-			if (nowMs - claimedAt < this.windowMs && this.claims.size < this.capacity) return;
-			this.claims.delete(key);
-		}
+	private evictExpired(nowMs: number): void {
+		for (const [key, expiresAt] of this.claims) if (expiresAt <= nowMs) this.claims.delete(key);
 	}
 }

@@ -4,15 +4,23 @@ import { NodeApiError } from 'n8n-workflow';
 import { itemRoute } from '../api/routes';
 import { TRANSACTION_RESOURCES, type TransactionResource } from '../api/values';
 import { moneyApiRequest } from '../transport/request';
-import { envelopeOfReadResponse, resourceOfEnvelope } from './envelope';
+import { envelopeOfReadResponse, resourceOfEnvelope, statusOfEnvelope } from './envelope';
 import type { MoneyEvent } from './parse';
+import { isBehind } from './statusOrder';
 
-/** Confirm With the API: the transaction as the API returns it, read by the event's reference. */
+/**
+ * Confirm With the API: the transaction as the API returns it, read by the event's reference. A
+ * read that does not show what the event reports yet (404, or an earlier status) is not a verdict:
+ * the API's reads can lag its webhooks, so the sender is asked to come back (docs/webhook-memory.md).
+ */
 
 export type ConfirmOutcome =
 	| { kind: 'confirmed'; envelope: IDataObject; resource: TransactionResource }
 	| { kind: 'unknown' }
-	| { kind: 'unavailable' };
+	| { kind: 'unavailable'; reason: 'read-failed' | 'read-lags' };
+
+/** A Retry-After longer than this is answered to the sender instead of waited for. */
+const MAX_RETRY_AFTER_MS = 5_000;
 
 function isNotFound(error: unknown): boolean {
 	return error instanceof NodeApiError && error.httpCode === '404';
@@ -24,11 +32,13 @@ export async function confirmWithApi(context: IWebhookFunctions, event: MoneyEve
 	for (const resource of candidates) {
 		try {
 			const response = await moneyApiRequest.call(context, 'GET', itemRoute(resource, event.reference), {
-				retry: { maxRetries: 1 },
+				retry: { maxRetries: 1, maxRetryAfterMs: MAX_RETRY_AFTER_MS },
 				timeoutMs: 8000,
 			});
 			const envelope = envelopeOfReadResponse(response);
-			if (!envelope) return { kind: 'unavailable' };
+			if (!envelope) return { kind: 'unavailable', reason: 'read-failed' };
+			const read = statusOfEnvelope(envelope);
+			if (read && event.status && isBehind(read, event.status)) return { kind: 'unavailable', reason: 'read-lags' };
 			return { kind: 'confirmed', envelope, resource: resourceOfEnvelope(envelope) ?? resource };
 		} catch (error) {
 			if (isNotFound(error)) continue;
@@ -36,8 +46,9 @@ export async function confirmWithApi(context: IWebhookFunctions, event: MoneyEve
 				reference: event.reference,
 				httpCode: error instanceof NodeApiError ? error.httpCode : undefined,
 			});
-			return { kind: 'unavailable' };
+			return { kind: 'unavailable', reason: 'read-failed' };
 		}
 	}
-	return { kind: 'unknown' };
+	context.logger.info('Money Trigger: the Money API does not show the event\'s transaction yet; the sender will retry', { reference: event.reference });
+	return { kind: 'unavailable', reason: 'read-lags' };
 }

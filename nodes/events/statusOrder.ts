@@ -31,3 +31,11 @@ export function judgeTransition(previous: string | undefined, next: string): Tra
 	if (from === 0) return 'advance';
 	return 'stale';
 }
+
+/**
+ * Whether a read of the transaction shows a status the event has already moved past (the read
+ * lags the event: PENDING for a COMPLETED event, COMPLETED for a REVERSED one).
+ */
+export function isBehind(readStatus: string, eventStatus: string): boolean {
+	return statusRank(readStatus) < statusRank(eventStatus);
+}

@@ -7,6 +7,9 @@ import type { FaultSpec } from './injector';
  */
 export function faultAnswer(fault: FaultSpec, family: ErrorFamily): ApiError {
 	switch (fault.kind) {
+		case '404':
+			// A read served by a replica that has not seen the transaction yet.
+			return new ApiError(404, byFamily(family, 'TRANSACTION_NOT_FOUND', 'transaction_not_found'), 'not found (injected fault: a lagging read)');
 		case '429':
 			return new ApiError(429, 'rate_limit_exceeded', 'too many requests (injected fault)', undefined, {
 				'retry-after': String(fault.retryAfterSeconds ?? 1),

@@ -1,6 +1,6 @@
 import { seededRandom } from '../domain/random';
 
-export type FaultKind = '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop';
+export type FaultKind = '404' | '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop';
 
 export interface FaultSpec {
 	route: string;
@@ -11,7 +11,7 @@ export interface FaultSpec {
 	retryAfterSeconds?: number;
 }
 
-const FAULT_KINDS: readonly FaultKind[] = ['429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop'];
+const FAULT_KINDS: readonly FaultKind[] = ['404', '429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop'];
 
 interface ActiveFault extends FaultSpec {
 	id: string;

@@ -70,6 +70,9 @@ const byReference = (q: Record<string, any>) => scenario(q, /^a worker killed mi
 const byDefaultKey = (q: Record<string, any>) => scenario(q, /^a worker killed mid-run, default key/).result;
 const webhooks = (q: Record<string, any>) => scenario(q, /webhook events each delivered twice/).result;
 const poll = (q: Record<string, any>) => scenario(q, /poll trigger/).result;
+const stream = (q: Record<string, any>) => scenario(q, /^a sustained stream of Money Trigger events/).result;
+const burstOne = (q: Record<string, any>) => scenario(q, /distinct events at once, the webhook process restarted/).result;
+const burstTwo = (q: Record<string, any>) => scenario(q, /distinct events at once over two webhook processes/).result;
 const tokens = (q: Record<string, any>) => scenario(q, /^token requests over the whole run/).result;
 const statusSeconds = (r: Record<string, any>, status: string) => (r.statusesAfterKill as Array<{ status: string; afterSeconds: number }>).find((s) => s.status === status)?.afterSeconds;
 
@@ -106,6 +109,14 @@ export const QUEUE_FIGURES: Record<string, (q: Record<string, any>) => string> =
 	webhookRunTwice: (q) => fmt(webhooks(q).eventsRunTwice),
 	webhookLost: (q) => fmt(webhooks(q).eventsLost),
 	webhookCrashedBeforeStart: (q) => fmt(webhooks(q).executionsCrashedBeforeStart),
+	streamEvents: (q) => fmt(stream(q).events),
+	streamLost: (q) => fmt(stream(q).lost),
+	streamRanTwice: (q) => fmt(stream(q).ranTwice),
+	burstOneEvents: (q) => fmt(burstOne(q).events),
+	burstOneRanAgain: (q) => fmt(burstOne(q).eventsRunAgainAfterRestart),
+	burstTwoEvents: (q) => fmt(burstTwo(q).events),
+	burstTwoPerThousand: (q) => fmt(burstTwo(q).perThousand),
+	burstTwoMissing: (q) => fmt(burstTwo(q).idsMissingFromMemory),
 	pollCharges: (q) => fmt(poll(q).charges),
 	pollEmitted: (q) => fmt(poll(q).emitted),
 	pollMinutes: (q) => fmt(poll(q).minutes),

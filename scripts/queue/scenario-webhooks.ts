@@ -1,8 +1,9 @@
 /**
  * Scenario 3: webhooks through the webhook process. `events` signed events (the sandbox's own
  * sender, sandbox/webhooks.ts), each delivered twice at the same moment to the Money Trigger's
- * production URL on the `n8n webhook` process. Reported: executions, events run twice, events
- * lost. Asserted: every delivery answered 2xx, every event ran at least once, every run succeeded.
+ * production URL on the `n8n webhook` process; a copy asked to retry (409: its twin was in flight)
+ * is sent again 2 s later. Reported: executions, events run twice, events lost. Asserted: every
+ * delivery finally answered 2xx, every event ran at least once, every run succeeded.
  */
 
 import { strict as assert } from 'node:assert';
@@ -46,8 +47,17 @@ export async function duplicateDeliveries(ctx: QueueContext, { events = 1000, pa
 
 	const statuses: number[] = [];
 	const t0 = Date.now();
+	let retriedAfter409 = 0;
 	await pool(bodies, pairsInFlight, async (body) => {
 		const answers = await deliverCopies(target, body, 2, Math.floor(Date.now() / 1000));
+		// A copy whose twin was in flight is asked to come back (409 + Retry-After), as a provider would.
+		for (let index = 0; index < answers.length; index++) {
+			for (let attempt = 0; answers[index] === 409 && attempt < 10; attempt++) {
+				retriedAfter409++;
+				await h.sleep(2000);
+				[answers[index]] = await deliverCopies(target, body, 1, Math.floor(Date.now() / 1000));
+			}
+		}
 		statuses.push(...answers.map((status) => status ?? 0)); // 0: no answer
 	});
 	const deliverSeconds = (Date.now() - t0) / 1000;
@@ -67,6 +77,7 @@ export async function duplicateDeliveries(ctx: QueueContext, { events = 1000, pa
 		events,
 		deliveries: statuses.length,
 		answers: Object.fromEntries(h.tally(statuses)),
+		retriedAfter409,
 		executions: runs.length,
 		eventsRunTwice: ranTwice,
 		duplicateExecutions: runs.length - perEvent.size + (perEvent.has(undefined) ? 1 : 0),

@@ -163,6 +163,21 @@ export async function startPostgres(baseDir: string): Promise<Postgres> {
 	return { ...handle, host: '127.0.0.1', port, user: 'n8n', database: 'n8n' };
 }
 
+/** n8n's settings for this Postgres. */
+export function postgresEnv(postgres: Postgres): Record<string, string> {
+	return {
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: postgres.host,
+		DB_POSTGRESDB_PORT: String(postgres.port),
+		DB_POSTGRESDB_USER: postgres.user,
+		DB_POSTGRESDB_PASSWORD: '',
+		DB_POSTGRESDB_DATABASE: postgres.database,
+		// n8n's default pool is 2 connections per process: a burst of webhook deliveries then waits
+		// for a connection until n8n answers 503 (its database health check fails).
+		DB_POSTGRESDB_POOL_SIZE: '10',
+	};
+}
+
 /** Redis in baseDir/redis on a free port, no persistence. Resolves { host, port, stop(), ... }. */
 export async function startRedis(baseDir: string): Promise<Redis> {
 	const bin = redisBin();

@@ -31,6 +31,13 @@ export interface Topology {
 	webhookUrl?: string;
 	timings: { servicesSeconds?: number; mainSeconds?: number; workersAndWebhookSeconds?: number };
 	startWorker?: () => Promise<rt.N8nHandle>;
+	/**
+	 * Starts another `n8n webhook` process (a new port, or `port` to take over one that stopped),
+	 * in the user folder `name`; it is stopped with the topology.
+	 */
+	startWebhook?: (name: string, port?: number) => Promise<rt.N8nHandle>;
+	/** Extra webhook processes (startWebhook). */
+	webhooks: rt.N8nHandle[];
 	stop(): Promise<void>;
 }
 
@@ -41,15 +48,7 @@ export type RunningTopology = Required<Topology>;
 export function queueEnv({ postgres, redis, webhookPort, tuning = {} }: { postgres: services.Postgres; redis: services.Redis; webhookPort: number; tuning?: Record<string, string> }): Record<string, string> {
 	return {
 		EXECUTIONS_MODE: 'queue',
-		DB_TYPE: 'postgresdb',
-		DB_POSTGRESDB_HOST: postgres.host,
-		DB_POSTGRESDB_PORT: String(postgres.port),
-		DB_POSTGRESDB_USER: postgres.user,
-		DB_POSTGRESDB_PASSWORD: '',
-		DB_POSTGRESDB_DATABASE: postgres.database,
-		// n8n's default pool is 2 connections per process: a burst of webhook deliveries then waits
-		// for a connection until n8n answers 503 (its database health check fails).
-		DB_POSTGRESDB_POOL_SIZE: '10',
+		...services.postgresEnv(postgres),
 		QUEUE_BULL_REDIS_HOST: redis.host,
 		QUEUE_BULL_REDIS_PORT: String(redis.port),
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
@@ -88,10 +87,11 @@ export async function start(opts: TopologyOptions): Promise<RunningTopology> {
 	const topology: Topology = {
 		baseDir,
 		workers: [],
+		webhooks: [],
 		timings: {},
 		stop: async () => {
-			// Webhook process and workers first (they hold jobs), then the main, then the services.
-			const n8ns = [topology.webhook, ...topology.workers, topology.main].filter((h): h is rt.N8nHandle => Boolean(h));
+			// Webhook processes and workers first (they hold jobs), then the main, then the services.
+			const n8ns = [topology.webhook, ...topology.webhooks, ...topology.workers, topology.main].filter((h): h is rt.N8nHandle => Boolean(h));
 			await Promise.allSettled(n8ns.map((h) => h.stop()));
 			await Promise.allSettled(started.filter((h) => !n8ns.includes(h as rt.N8nHandle)).map((h) => h.stop()));
 		},
@@ -153,6 +153,12 @@ export async function start(opts: TopologyOptions): Promise<RunningTopology> {
 			return handle;
 		};
 		topology.startWorker = startWorker;
+		topology.startWebhook = async (name: string, port?: number): Promise<rt.N8nHandle> => {
+			const handle = track(await rt.startN8n({ ...common, userFolder: folder(name), command: 'webhook', port: port || (await rt.freePort()), env }));
+			handle.name = name;
+			topology.webhooks.push(handle);
+			return handle;
+		};
 
 		t = Date.now();
 		const [webhook] = await Promise.all([

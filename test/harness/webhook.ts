@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 import { ExecutionLifecycleHooks, HookContext, WebhookContext } from 'n8n-core';
 import type {
@@ -18,6 +20,7 @@ import type {
 } from 'n8n-workflow';
 import type { Workflow } from 'n8n-workflow';
 
+import { storedEventIds } from './stored-memory';
 import {
 	additionalDataFor,
 	buildWorkflow,
@@ -42,6 +45,8 @@ export interface WebhookHarnessOptions {
 	publicWebhookBaseUrl?: string;
 	/** Mount the webhook under this prefix on the local server (a reverse proxy that adds one). */
 	mountPrefix?: string;
+	/** Deliveries as to the Test URL ('Listen for test event'): mode `manual`, and n8n saves no static data. */
+	testMode?: boolean;
 }
 
 export interface DeliveryRecord {
@@ -65,15 +70,21 @@ export interface HarnessRequest {
 	readRawBody(): Promise<void>;
 }
 
-/** The parts of an express Response a webhook node may use, over any sink. */
-export class ResponseAdapter {
+/**
+ * The parts of an express Response a webhook node may use, over any sink; like Node's response it
+ * emits `finish` when the answer is written and `close` after (or `close` alone when the sender went
+ * away first).
+ */
+export class ResponseAdapter extends EventEmitter {
 	statusCode = 200;
 	headersSent = false;
 	finished = false;
 	readonly headers: Record<string, string> = {};
 	body = '';
 
-	constructor(private readonly sink?: ServerResponse) {}
+	constructor(private readonly sink?: ServerResponse) {
+		super();
+	}
 
 	status(code: number): this {
 		this.statusCode = code;
@@ -115,7 +126,20 @@ export class ResponseAdapter {
 			this.sink.writeHead(this.statusCode, this.headers);
 			this.sink.end(this.body);
 		}
+		if (!this.gone) {
+			this.emit('finish');
+			this.emit('close');
+		}
 		return this;
+	}
+
+	private gone = false;
+
+	/** The sender went away before the answer: `close` without `finish`, and the answer is lost. */
+	senderGone(): void {
+		if (this.finished || this.gone) return;
+		this.gone = true;
+		this.emit('close');
 	}
 }
 
@@ -174,10 +198,13 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | null> {
  *
  * Static data lives where n8n 2.41 keeps it: in the workflow's database row, here a JSON text.
  * Every delivery builds a new Workflow from it (LiveWebhooks.executeWebhook), and it is written
- * back only when n8n would: when the response goes out before the execution starts and the data
- * changed. Starting the execution builds a second Workflow over the same object, which clears
- * n8n's changed flag (WorkflowRunner.establishContextForPersistence), so memory written by a
- * delivery that leaves the response to n8n is lost, as it is in the server.
+ * back whole (JSON.stringify, as the database driver does) only when n8n would, in n8n's order:
+ * a node that answers itself, or returns no event, has its static data saved before anything runs;
+ * an event left for n8n to answer (responseMode onReceived) first gets a second Workflow over the
+ * same object, which clears n8n's changed flag (WorkflowRunner.establishContextForPersistence),
+ * then its execution written (its items serialised), created and run, then the static data saved
+ * (if marked changed again since), and only then the answer. Deliveries handled at the same time
+ * each load their own copy and the last save wins, as in the server.
  */
 export class WebhookHarness {
 	readonly node: INode;
@@ -187,21 +214,30 @@ export class WebhookHarness {
 	private storedStaticData = '{}';
 	private readonly nodes: INode[];
 	private readonly connections: Record<string, any>;
-	private readonly workflowId = `wf-${randomUUID().slice(0, 8)}`;
+	private readonly workflowId: string = `wf-${randomUUID().slice(0, 8)}`;
 	readonly executions: RunResult[] = [];
 	readonly deliveries: DeliveryRecord[] = [];
 	/** Every request that reached the webhook path over HTTP, byte for byte. */
 	readonly captured: Array<{ url: string; headers: Record<string, string | string[] | undefined>; rawBody: Buffer }> = [];
 	/** Processes the next N deliveries fully, then drops the connection instead of answering. */
 	loseNextResponses = 0;
+	/** The next N runs fail as n8n's do when the execution cannot be written (answered 500). */
+	failNextRuns = 0;
+	/** Time n8n takes to write and start an execution (a slow database). */
+	slowRunMs = 0;
+	/** A database round trip when n8n reads the workflow row for a request and writes static data. */
+	dbLatencyMs = 0;
 	private server?: Server;
 	private origin = '';
 
 	constructor(
 		private readonly engine: Engine,
 		private readonly options: WebhookHarnessOptions = {},
+		restore?: { node: INode; storedStaticData: string; workflowId?: string },
 	) {
-		this.node = {
+		if (restore) this.storedStaticData = restore.storedStaticData;
+		if (restore?.workflowId) this.workflowId = restore.workflowId;
+		this.node = restore?.node ?? {
 			id: randomUUID(),
 			name: options.nodeName ?? 'Money Trigger',
 			type: MONEY_TRIGGER,
@@ -236,10 +272,21 @@ export class WebhookHarness {
 		return buildWorkflow(this.engine, { nodes: this.nodes, connections: this.connections, staticData, id: this.workflowId });
 	}
 
-	/** WorkflowStaticDataService.saveStaticData: writes the row when n8n's changed flag is set. */
-	private saveStaticData(workflow: Workflow): void {
-		if (workflow.staticData.__dataChanged !== true) return;
-		this.storedStaticData = JSON.stringify(workflow.staticData);
+	/** The row as n8n reads it for a request: after a database round trip. */
+	private async loadRow(): Promise<Workflow> {
+		if (this.dbLatencyMs > 0) await sleep(this.dbLatencyMs);
+		return this.loadWorkflow();
+	}
+
+	/**
+	 * WorkflowStaticDataService.saveStaticData: when n8n's changed flag is set, the row is serialised
+	 * at once and written after a database round trip (other requests read the old row meanwhile).
+	 */
+	private async saveStaticData(workflow: Workflow): Promise<void> {
+		if (workflow.staticData.__dataChanged !== true || this.options.testMode) return;
+		const row = JSON.stringify(workflow.staticData);
+		if (this.dbLatencyMs > 0) await sleep(this.dbLatencyMs);
+		this.storedStaticData = row;
 		workflow.staticData.__dataChanged = false;
 	}
 
@@ -267,6 +314,29 @@ export class WebhookHarness {
 	get staticData(): Record<string, unknown> {
 		const stored = JSON.parse(this.storedStaticData) as Record<string, Record<string, unknown>>;
 		return stored[`node:${this.node.name}`] ?? {};
+	}
+
+	/** The whole static data of the workflow as the database holds it. */
+	get workflowStaticData(): Record<string, any> {
+		return JSON.parse(this.storedStaticData) as Record<string, any>;
+	}
+
+	/** The event ids the stored memory holds. */
+	rememberedIds(): Set<string> {
+		return storedEventIds(this.workflowStaticData);
+	}
+
+	/**
+	 * The same workflow after an n8n restart: a new process (its memory starts empty) that loads
+	 * the static data this one saved. Listening on its own port.
+	 */
+	restarted(): WebhookHarness {
+		return new WebhookHarness(this.engine, this.options, { node: this.node, storedStaticData: this.storedStaticData });
+	}
+
+	/** The same workflow's Test URL in this process ('Listen for test event'), on its own port. */
+	testListener(): WebhookHarness {
+		return new WebhookHarness(this.engine, { ...this.options, testMode: true }, { node: this.node, storedStaticData: this.storedStaticData, workflowId: this.workflowId });
 	}
 
 	counts() {
@@ -317,7 +387,7 @@ export class WebhookHarness {
 			const created = await methods.create.call(this.hookContext());
 			if (!created) throw new Error('create() returned false');
 		}
-		this.saveStaticData(this.workflow);
+		await this.saveStaticData(this.workflow);
 		return { existed };
 	}
 
@@ -329,7 +399,7 @@ export class WebhookHarness {
 	async deactivate(): Promise<boolean> {
 		this.workflow = this.loadWorkflow();
 		const removed = (await this.nodeType.webhookMethods?.default?.delete?.call(this.hookContext())) ?? false;
-		this.saveStaticData(this.workflow);
+		await this.saveStaticData(this.workflow);
 		return removed;
 	}
 
@@ -339,8 +409,11 @@ export class WebhookHarness {
 	 */
 	async deliver(request: HarnessRequest, sink?: ServerResponse): Promise<DeliveryRecord> {
 		const response = new ResponseAdapter(sink);
+		sink?.once('close', () => {
+			if (!sink.writableEnded) response.senderGone();
+		});
 		const executionId = randomUUID();
-		const workflow = this.loadWorkflow();
+		const workflow = await this.loadRow();
 		this.workflow = workflow;
 		const additionalData = this.additionalData(executionId);
 		additionalData.httpRequest = request as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
@@ -349,7 +422,7 @@ export class WebhookHarness {
 			workflow,
 			this.node,
 			additionalData,
-			'webhook',
+			this.options.testMode ? 'manual' : 'webhook',
 			this.webhookData(additionalData),
 			[],
 			null,
@@ -370,30 +443,34 @@ export class WebhookHarness {
 			response.status(500).json({ message: 'The node promised a response it never wrote' });
 			crashed = true;
 		}
-		const respondedBeforeRun = response.finished || result.workflowData === undefined;
-		if (respondedBeforeRun) this.saveStaticData(workflow);
-		if (result.workflowData !== undefined && !crashed) {
-			const items: INodeExecutionData[] = result.workflowData[0] ?? [];
+		const items: INodeExecutionData[] | undefined = crashed ? undefined : result.workflowData?.[0];
+		if (result.noWebhookResponse === true || items === undefined) {
+			// The node answered, or there is nothing to run: n8n saves, then (if the node did not) answers.
+			await this.saveStaticData(workflow);
+			if (!response.finished) response.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
+			if (items !== undefined) {
+				if (this.failNextRuns > 0) this.failNextRuns--; // the run fails after the answer went out: nobody is told
+				else executed = await this.execute(workflow, items, executionId);
+			}
+		} else {
+			// n8n 2.41, responseMode onReceived: WorkflowRunner.run first builds another Workflow over
+			// the same static data (which clears n8n's changed flag), then writes the execution (its data
+			// serialised), creates and starts it; only then does n8n save the static data and answer.
 			buildWorkflow(this.engine, { nodes: this.nodes, connections: this.connections, staticData: workflow.staticData, id: this.workflowId });
-			const run = await runWorkflow(this.engine, workflow, {
-				items,
-				startNode: this.node.name,
-				mode: 'webhook',
-				executionId,
-			});
-			this.executions.push(run);
-			executed = true;
-		}
-		if (!response.finished) {
-			if (result.workflowData === undefined) {
-				response.status(200).json(result.webhookResponse ?? { message: 'Webhook call received' });
+			if (this.slowRunMs > 0) await sleep(this.slowRunMs);
+			JSON.stringify({ executionData: { nodeExecutionStack: [{ data: { main: [items] } }] } });
+			if (this.failNextRuns > 0) {
+				// The execution could not be written (SQLite's write lock timed out): n8n answers an error.
+				this.failNextRuns--;
+				response.status(500).json({ code: 0, message: 'There was a problem executing the workflow' });
 			} else {
+				executed = await this.execute(workflow, items, executionId);
+				await this.saveStaticData(workflow);
 				const responseData = this.webhookDescription.responseData;
 				if (responseData === 'noData') response.status(200).end();
 				else response.status(200).send(responseData ?? 'firstEntryJson');
 			}
 		}
-		if (!respondedBeforeRun) this.saveStaticData(workflow);
 		const record: DeliveryRecord = {
 			status: response.statusCode,
 			body: response.body,
@@ -403,6 +480,12 @@ export class WebhookHarness {
 		};
 		this.deliveries.push(record);
 		return record;
+	}
+
+	private async execute(workflow: Workflow, items: INodeExecutionData[], executionId: string): Promise<boolean> {
+		const run = await runWorkflow(this.engine, workflow, { items, startNode: this.node.name, mode: 'webhook', executionId });
+		this.executions.push(run);
+		return true;
 	}
 
 	async listen(): Promise<string> {

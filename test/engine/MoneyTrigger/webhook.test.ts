@@ -209,7 +209,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		expect(harness.counts().executions).toBe(1);
 		expect(other.counts().executions).toBe(0);
 		expect(harness.counts().crashes).toBe(0);
-		expect(harness.staticData.seenEvents).toMatchObject({ [`e:${id}`]: expect.any(Number) });
+		expect(harness.rememberedIds().has(id)).toBe(true);
 	});
 
 	it('runs a redelivered event once: the response was lost, the sandbox retried with the same id', async () => {
@@ -285,20 +285,22 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		expect(triggerOutputs(harness)[0]).toMatchObject({ reference: wanted, resource: 'payout', status: 'COMPLETED' });
 	});
 
-	it('confirms with the API: emits the API state, drops what the API does not know, retries when it is down', async () => {
+	it('confirms with the API: emits the API state; a read that lags the event (404, an earlier status) or fails makes the sender retry', async () => {
 		const harness = await trigger({ confirmWithApi: true, statuses: ['COMPLETED'] });
 		const pending = await api.create('charge');
 		await sandbox.control.flushWebhooks();
 
 		const claimed = await envelopeOf(pending);
-		const lie = eventBody('evt_claims_completed', 'charge.completed', { ...claimed, status: { code: 1, label: 'COMPLETED' }, amount: { value: 1, currency: 'XOF' } });
-		const liedTo = await postRaw(harness.url, signed(harness, lie), lie);
-		expect(liedTo.status).toBe(200);
-		expect(JSON.parse(liedTo.body).ignored).toBe('duplicate-status');
+		const early = eventBody('evt_claims_completed', 'charge.completed', { ...claimed, status: { code: 1, label: 'COMPLETED' }, amount: { value: 1, currency: 'XOF' } });
+		const behind = await postRaw(harness.url, signed(harness, early), early);
+		expect(behind.status).toBe(503);
+		expect(behind.body).toContain('confirmation-pending');
 		expect(harness.counts().executions).toBe(0);
 
 		const unknown = eventBody('evt_unknown', 'charge.completed', { ...claimed, reference: 'chg_does_not_exist' });
-		expect(JSON.parse((await postRaw(harness.url, signed(harness, unknown), unknown)).body).ignored).toBe('not-confirmed');
+		const notYet = await postRaw(harness.url, signed(harness, unknown), unknown);
+		expect(notYet.status).toBe(503);
+		expect(JSON.parse(notYet.body).error).toBe('confirmation-pending');
 
 		await sandbox.control.addFault({ route: 'get_money_v1_charge_reference', kind: '503', count: 2 });
 		await settle(pending, 'COMPLETED');
@@ -313,6 +315,8 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 			data: expect.objectContaining({ status: { code: 1, label: 'COMPLETED' } }),
 		});
 
+		// The early event's retry, now that the API shows the completion: already emitted.
+		expect(JSON.parse((await postRaw(harness.url, signed(harness, early), early)).body).ignored).toBe('duplicate-status');
 		const rootEnvelope = JSON.stringify({ ...(await envelopeOf(pending)) });
 		expect(JSON.parse((await postRaw(harness.url, signed(harness, rootEnvelope), rootEnvelope)).body).ignored).toBe('duplicate-status');
 	});

@@ -43,6 +43,16 @@ describe('fault injection', () => {
 		expect((await api.call('POST', '/money/v1/payout', { body: payoutBody() })).status).toBe(201);
 	});
 
+	it('404 answers a read as a lagging replica would (the transaction exists), then normal service', async () => {
+		const created = await api.call('POST', '/money/v1/charge', { body: chargeBody() });
+		const reference = created.json.data.reference;
+		await sandbox.control.addFault({ route: 'get_money_v1_charge_reference', kind: '404', count: 1 });
+		const lagging = await api.call('GET', `/money/v1/charge/${reference}`);
+		expect(lagging.status).toBe(404);
+		expect(lagging.json).toMatchObject({ success: false, error_code: 'TRANSACTION_NOT_FOUND' });
+		expect((await api.call('GET', `/money/v1/charge/${reference}`)).status).toBe(200);
+	});
+
 	it('500 INTERNAL_ERROR', async () => {
 		await sandbox.control.addFault({ route: 'get_money_v1_payout_list', kind: '500', count: 1 });
 		const response = await api.call('GET', '/money/v1/payout');

@@ -22,6 +22,18 @@ describe('Money Trigger description', () => {
 		expect(description.credentials).toEqual([{ name: 'moneyApi', required: true }]);
 	});
 
+	it('tells the user in the trigger panel how to send a test event and what the memory does in test and in production', () => {
+		const panel = description.triggerPanel as { executionsHelp: { inactive: string; active: string }; activationHint: string };
+		expect(panel.executionsHelp.inactive).toContain('Listen for test event');
+		expect(panel.executionsHelp.inactive).toContain('/_control/webhook/deliver');
+		expect(panel.executionsHelp.inactive).toContain('real, small charge');
+		expect(panel.executionsHelp.inactive).toMatch(/saves nothing while you test/);
+		expect(panel.executionsHelp.inactive).toMatch(/In production each event runs once/);
+		expect(panel.executionsHelp.active).toMatch(/Test events .* never block a production delivery/);
+		expect(panel.activationHint).toContain('Production URL');
+		expect(description.activationMessage).toContain('Production URL');
+	});
+
 	it('exposes the parameters other workflows are built with', () => {
 		const properties = description.properties;
 		expect(properties.map((property) => property.name)).toEqual([

@@ -1,35 +1,46 @@
 import { EventClaims } from '../../../nodes/MoneyTrigger/eventClaims';
 
-describe('EventClaims: the process-wide memory of recently accepted events', () => {
-	it('lets the first of two deliveries of one event go on and refuses the second inside the window', () => {
-		const claims = new EventClaims(600_000, 100);
-		expect(claims.claim('wf:node:evt_1', 1_000)).toBe(true);
-		expect(claims.claim('wf:node:evt_1', 1_001)).toBe(false);
-		expect(claims.claim('wf:node:evt_2', 1_002)).toBe(true);
-		expect(claims.claim('wf:other-node:evt_1', 1_003)).toBe(true);
+describe('EventClaims: the deliveries this process is handling now', () => {
+	it('lets one delivery of an event go on at a time, per node', () => {
+		const claims = new EventClaims(100);
+		expect(claims.take(['wf:node:evt_1'], 1_000, 60_000)).toBe(true);
+		expect(claims.take(['wf:node:evt_1'], 1_001, 60_000)).toBe(false);
+		expect(claims.take(['wf:node:evt_2'], 1_002, 60_000)).toBe(true);
+		expect(claims.take(['wf:other-node:evt_1'], 1_003, 60_000)).toBe(true);
 	});
 
-	it('accepts the event again once the window has passed, and after a release', () => {
-		const claims = new EventClaims(10_000, 100);
-		expect(claims.claim('k', 0)).toBe(true);
-		expect(claims.claim('k', 9_999)).toBe(false);
-		expect(claims.claim('k', 10_000)).toBe(true);
-		claims.release('k');
-		expect(claims.claim('k', 10_001)).toBe(true);
+	it('takes all keys or none: an event whose reference is busy waits, and takes nothing', () => {
+		const claims = new EventClaims(100);
+		expect(claims.take(['evt_1', 'ref:A'], 0, 60_000)).toBe(true);
+		expect(claims.take(['evt_2', 'ref:A'], 1, 60_000)).toBe(false);
+		expect(claims.take(['evt_2'], 2, 60_000)).toBe(true);
 	});
 
-	it('stays within its capacity, dropping the oldest claims first', () => {
-		const claims = new EventClaims(600_000, 3);
-		for (let index = 0; index < 10; index++) expect(claims.claim(`k${index}`, index)).toBe(true);
-		expect(claims.size).toBeLessThanOrEqual(3);
-		expect(claims.claim('k9', 20)).toBe(false);
-		expect(claims.claim('k0', 20)).toBe(true);
+	it('frees a key when released, and when its hold ends', () => {
+		const claims = new EventClaims(100);
+		expect(claims.take(['k'], 0, 10_000)).toBe(true);
+		expect(claims.take(['k'], 9_999, 10_000)).toBe(false);
+		expect(claims.take(['k'], 10_000, 10_000)).toBe(true);
+		claims.release(['k']);
+		expect(claims.take(['k'], 10_001, 10_000)).toBe(true);
 	});
 
-	it('forgets expired claims as new ones arrive', () => {
-		const claims = new EventClaims(1_000, 100);
-		for (let index = 0; index < 50; index++) claims.claim(`old${index}`, 0);
-		claims.claim('new', 5_000);
+	it('shortens a hold whose request went away, never lengthens one', () => {
+		const claims = new EventClaims(100);
+		claims.take(['k'], 0, 600_000);
+		claims.expireBy(['k'], 60_000);
+		expect(claims.take(['k'], 59_999, 1)).toBe(false);
+		expect(claims.take(['k'], 60_000, 10)).toBe(true);
+		claims.expireBy(['k'], 999_999);
+		expect(claims.take(['k'], 60_010, 10)).toBe(true);
+	});
+
+	it('stays within its capacity: expired claims make room, live ones are never dropped', () => {
+		const claims = new EventClaims(3);
+		for (let index = 0; index < 3; index++) expect(claims.take([`k${index}`], 0, 1_000)).toBe(true);
+		expect(claims.take(['k3'], 10, 1_000)).toBe(false);
+		expect(claims.size).toBe(3);
+		expect(claims.take(['k3'], 1_000, 1_000)).toBe(true);
 		expect(claims.size).toBe(1);
 	});
 });

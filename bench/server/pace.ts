@@ -1,0 +1,116 @@
+/**
+ * One round of the pace benchmark: `events` deliveries at a fixed concurrency to one active
+ * workflow of a real n8n, timed from the first request to the end of the last execution n8n
+ * finished (its `stoppedAt`).
+ */
+
+import type { Execution, PublicApi } from '../../scripts/n8n';
+import type { WebhookTarget } from '../../sandbox/domain/webhooks';
+import { sendAll, type StreamEvent } from '../../test/e2e/deliveries';
+import { chain, moneyTriggerParams, node, webhookIdFor, type Workflow, type WorkflowNode } from '../../test/e2e/workflows';
+
+const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
+
+/** The node both workflows run after their trigger. */
+function after(name: string): WorkflowNode {
+	return { name, type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} };
+}
+
+export interface PaceWorkflow {
+	workflow: Workflow;
+	/** Path after the server's /webhook/. */
+	path: string;
+	signed: boolean;
+}
+
+/**
+ * A Money Trigger memory holding `count` events accepted an hour ago (outside the replay window,
+ * so new events replace the oldest: the memory stays at its cap) and as many references.
+ */
+export function rememberedMemory(nodeId: string, count: number): Record<string, unknown> {
+	const acceptedAt = Math.floor(Date.now() / 1000) - 3600;
+	const events = Array.from({ length: count }, (_, index) => [`evt_remembered_${index}`, acceptedAt]);
+	const statuses = Array.from({ length: Math.min(count, 1000) }, (_, index) => [`charge:CH-remembered-${index}`, 'COMPLETED']);
+	const memory = { events: JSON.stringify(events), statuses: JSON.stringify(statuses) };
+	return { global: { moneyTriggerMemory: { writer: 'bench-prefill:1', nodes: { [nodeId]: memory } } } };
+}
+
+/** Money Trigger → No Operation; `remembered` preloads the trigger's memory. */
+export function moneyWorkflow(id: string, remembered = 0): PaceWorkflow {
+	const webhookId = webhookIdFor(`bench ${id}`);
+	const workflow = chain(id, `bench ${id}`, [
+		node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }),
+		after('After'),
+	]);
+	if (remembered > 0) workflow.staticData = rememberedMemory(`${id}-n0`, remembered);
+	return { workflow, path: `${webhookId}/money`, signed: true };
+}
+
+/** n8n's Webhook node (responseMode onReceived) → No Operation. */
+export function webhookNodeWorkflow(id: string): PaceWorkflow {
+	const webhookId = webhookIdFor(`bench ${id}`);
+	const path = `bench-${id}`;
+	const workflow = chain(id, `bench ${id}`, [node.webhook('Webhook', path, webhookId), after('After')]);
+	return { workflow, path, signed: false };
+}
+
+/** Every execution of a workflow (no data), newest first. */
+export async function executionsOf(api: PublicApi, workflowId: string): Promise<Execution[]> {
+	return await api.listExecutions({ workflowId, includeData: false, limit: 1_000_000 });
+}
+
+/** Waits until `count` executions are finished (or nothing changed for `quietMs`); returns them. */
+export async function waitFinished(api: PublicApi, workflowId: string, count: number, { quietMs = 30_000 } = {}): Promise<Execution[]> {
+	let last = '';
+	let since = Date.now();
+	for (;;) {
+		const list = await executionsOf(api, workflowId);
+		const finished = list.filter((execution) => FINISHED.has(execution.status));
+		if (finished.length >= count && finished.length === list.length) return list;
+		const shape = `${list.length}/${finished.length}`;
+		if (shape !== last) {
+			last = shape;
+			since = Date.now();
+		}
+		if (Date.now() - since > quietMs) return list;
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+	}
+}
+
+export interface RoundResult {
+	eventsPerSecond: number;
+	executions: number;
+	unfinished: number;
+	acknowledged: number;
+	answers: Record<string, number>;
+}
+
+export async function paceRound(
+	api: PublicApi,
+	baseUrl: string,
+	target: PaceWorkflow,
+	events: StreamEvent[],
+	{ concurrency, secret }: { concurrency: number; secret: string },
+): Promise<RoundResult> {
+	const url = `${baseUrl}/webhook/${target.path}`;
+	// Executions from before (the Webhook node runs the registration probe's POST too) are not this round's.
+	const earlier = new Set((await executionsOf(api, target.workflow.id)).map((execution) => String(execution.id)));
+	const started = Date.now();
+	const sent = await sendAll(events, {
+		target: target.signed ? ({ url, scheme: 'request-style', secret } as WebhookTarget) : { url, unsigned: true },
+		concurrency,
+		timeoutMs: 60_000,
+	});
+	const list = (await waitFinished(api, target.workflow.id, earlier.size + sent.acknowledged.size)).filter((execution) => !earlier.has(String(execution.id)));
+	const stopped = list.filter((execution) => execution.stoppedAt).map((execution) => Date.parse(execution.stoppedAt as string));
+	const end = Math.max(started + sent.seconds * 1000, ...stopped);
+	const answers: Record<string, number> = {};
+	for (const attempt of sent.attempts) answers[String(attempt.status)] = (answers[String(attempt.status)] || 0) + 1;
+	return {
+		eventsPerSecond: events.length / ((end - started) / 1000),
+		executions: list.length,
+		unfinished: list.filter((execution) => !FINISHED.has(execution.status)).length,
+		acknowledged: sent.acknowledged.size,
+		answers,
+	};
+}

@@ -1,0 +1,132 @@
+import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+
+import { unixSeconds } from '../../credentials/signing/signature';
+import { EVENT_ID_HARD_CAP } from '../events/memory';
+import { EventClaims } from './eventClaims';
+import type { NodeMemory } from './memory/nodeMemory';
+import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workflowMemory';
+
+/**
+ * One delivery of an event from the moment it claims the event until its outcome is known
+ * (docs/webhook-memory.md): committed (the event id, and the status it brought, join the node's
+ * memory) or dropped (the claim ends and a retry is processed like a first delivery).
+ *
+ * An accepted event commits when n8n saves the static data of its request, which n8n 2.41 does
+ * only after the execution exists and before it answers; or, if no save came, when n8n answered
+ * 2xx. A non-2xx answer drops it.
+ */
+
+/** The longest a claim is held without any news of its request. */
+const HOLD_MS = 10 * 60_000;
+/** How long n8n may still take to start an execution after the sender went away. */
+const AFTER_CLOSE_MS = 60_000;
+
+const claims = new EventClaims(EVENT_ID_HARD_CAP);
+
+export class Delivery {
+	private state: 'open' | 'committed' | 'dropped' = 'open';
+	private status?: { key: string; value: string };
+
+	private constructor(
+		private readonly keys: string[],
+		readonly memory: WorkflowMemory,
+		readonly node: NodeMemory,
+		private readonly eventId: string,
+		private readonly global: IDataObject | undefined,
+	) {}
+
+	/**
+	 * Claims the event (and its reference) for this request, unless the node's memory holds it
+	 * already or another delivery of it is in flight in this process. The memory loaded with the
+	 * request's static data (production only: n8n saves none in test) is taken in first.
+	 */
+	static claim(context: IWebhookFunctions, eventId: string, reference: string | null): Delivery | 'duplicate' | 'in-flight' {
+		const production = context.getMode() !== 'manual';
+		const workflowId = context.getWorkflow().id ?? '';
+		const nodeId = context.getNode().id;
+		const scope = `${production ? 'production' : 'test'}:${workflowId}`;
+		const memory = workflowMemory(scope);
+		const global = production ? context.getWorkflowStaticData('global') : undefined;
+		if (global) {
+			memory.absorb(global[MEMORY_KEY]);
+			absorbLegacy(memory, nodeId, context.getWorkflowStaticData('node'));
+		}
+		if (memory.node(nodeId).has(eventId)) return 'duplicate';
+		const keys = [`${scope}:${nodeId}:event:${eventId}`];
+		if (reference) keys.push(`${scope}:${nodeId}:reference:${reference}`);
+		if (!claims.take(keys, Date.now(), HOLD_MS)) return 'in-flight';
+		const delivery = new Delivery(keys, memory, memory.node(nodeId), eventId, global);
+		delivery.watch(context);
+		return delivery;
+	}
+
+	/** The status this event moves its reference to, recorded when it commits. */
+	moveStatus(key: string, value: string): void {
+		this.status = { key, value };
+	}
+
+	/** The event is handled for good (accepted, or answered 200 without a run): remember it. */
+	commit(): void {
+		if (this.state !== 'open') return;
+		this.state = 'committed';
+		this.node.record(this.eventId, unixSeconds(), this.status);
+		claims.release(this.keys);
+	}
+
+	/** Nothing to remember (refused, or a duplicate): the claim ends, a retry is a first delivery. */
+	release(): void {
+		if (this.state !== 'open') return;
+		this.state = 'dropped';
+		claims.release(this.keys);
+	}
+
+	/** Answered 200 without a run (duplicate status, filtered, ...): committed, and saved with the answer. */
+	settle(): void {
+		this.commit();
+		this.markForSave();
+	}
+
+	/**
+	 * The event for n8n to run. Its item tells the delivery when n8n writes the execution (n8n
+	 * serialises the items then): the static data is marked changed again at that moment, after
+	 * n8n 2.41 cleared the mark while preparing the run, so n8n saves it before answering, and the
+	 * save commits the event.
+	 */
+	accept(context: IWebhookFunctions, item: IDataObject): INodeExecutionData[][] {
+		this.markForSave();
+		const [execution] = context.helpers.returnJsonArray([item]);
+		const markForSave = () => this.markForSave();
+		Object.defineProperty(execution, 'toJSON', {
+			enumerable: false,
+			value(this: INodeExecutionData) {
+				markForSave();
+				return { ...this };
+			},
+		});
+		return [[execution]];
+	}
+
+	private markForSave(): void {
+		if (this.global) this.global[MEMORY_KEY] = this.memory.storedForm(() => this.commit());
+	}
+
+	private watch(context: IWebhookFunctions): void {
+		const res = context.getResponseObject();
+		let finished = false;
+		res.once('finish', () => {
+			finished = true;
+			if (res.statusCode >= 200 && res.statusCode < 300) this.commit();
+			else this.release();
+		});
+		res.once('close', () => {
+			if (!finished && this.state === 'open') claims.expireBy(this.keys, Date.now() + AFTER_CLOSE_MS);
+		});
+	}
+}
+
+/** Memory kept by earlier versions of the trigger in the node's own static data: taken in, then removed. */
+function absorbLegacy(memory: WorkflowMemory, nodeId: string, nodeData: IDataObject): void {
+	if (nodeData.seenEvents === undefined && nodeData.statuses === undefined) return;
+	memory.node(nodeId).merge(nodeData);
+	for (const field of ['seenEvents', 'seenEventCount', 'statuses', 'referenceOrder']) delete nodeData[field];
+}

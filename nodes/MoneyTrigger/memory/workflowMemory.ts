@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { IDataObject } from 'n8n-workflow';
+
+import { isPlainObject } from '../../events/envelope';
+import { NodeMemory, type StoredNodeMemory } from './nodeMemory';
+
+/**
+ * The Money Trigger memories of one workflow in this n8n process, and how they are stored
+ * (docs/webhook-memory.md). n8n saves a workflow's static data as one object, whichever request's
+ * copy it saves: each copy therefore carries every trigger node's memory of this process, under
+ * `global.moneyTriggerMemory`, written out at the moment n8n serialises it.
+ */
+
+/** The key under the workflow's global static data. */
+export const MEMORY_KEY = 'moneyTriggerMemory';
+
+export interface StoredWorkflowMemory {
+	/** Which process wrote this copy, and its how-manieth copy. */
+	writer: string;
+	nodes: Record<string, StoredNodeMemory>;
+}
+
+const MAX_WORKFLOWS = 1000;
+
+export class WorkflowMemory {
+	private readonly nodes = new Map<string, NodeMemory>();
+	/** Names the copies this memory wrote: such a copy holds nothing this memory does not know. */
+	private readonly writer = randomUUID();
+	private copies = 0;
+
+	node(nodeId: string): NodeMemory {
+		let memory = this.nodes.get(nodeId);
+		if (!memory) {
+			memory = new NodeMemory();
+			this.nodes.set(nodeId, memory);
+		}
+		return memory;
+	}
+
+	/** Takes in a copy n8n loaded from the database, unless this memory wrote it. */
+	absorb(stored: unknown): void {
+		if (!isPlainObject(stored)) return;
+		if (typeof stored.writer === 'string' && stored.writer.startsWith(`${this.writer}:`)) return;
+		if (!isPlainObject(stored.nodes)) return;
+		for (const [nodeId, nodeMemory] of Object.entries(stored.nodes)) this.node(nodeId).merge(nodeMemory);
+	}
+
+	/** What a save writes: every node's memory as this process holds it now. */
+	serialize(): StoredWorkflowMemory {
+		const nodes: Record<string, StoredNodeMemory> = {};
+		for (const [nodeId, memory] of this.nodes) nodes[nodeId] = memory.toStored();
+		return { writer: `${this.writer}:${++this.copies}`, nodes };
+	}
+
+	/**
+	 * An object for static data that n8n writes as this memory: JSON.stringify calls `toJSON` when
+	 * n8n serialises static data for a save, so the save holds the memory as it is then, not as it
+	 * was when the request loaded its copy. `onSave` runs first (the delivery commits its event).
+	 */
+	storedForm(onSave: () => void = () => {}): IDataObject {
+		const form: IDataObject = {};
+		Object.defineProperty(form, 'toJSON', {
+			enumerable: false,
+			value: () => {
+				onSave();
+				return this.serialize();
+			},
+		});
+		return form;
+	}
+}
+
+const workflows = new Map<string, WorkflowMemory>();
+
+/** The process-wide memory of a workflow, per mode: test events never mix with production ones. */
+export function workflowMemory(scope: string): WorkflowMemory {
+	let memory = workflows.get(scope);
+	if (!memory) {
+		if (workflows.size >= MAX_WORKFLOWS) workflows.delete(workflows.keys().next().value as string);
+		memory = new WorkflowMemory();
+		workflows.set(scope, memory);
+	} else {
+		workflows.delete(scope);
+		workflows.set(scope, memory);
+	}
+	return memory;
+}

@@ -1,0 +1,65 @@
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+
+import {
+	DEFAULT_MAX_BODY_BYTES,
+	signedPathCandidates,
+	verifyWebhookSignature,
+	type WebhookSchemeSetting,
+} from '../events/verification';
+import { rawBodyOf } from './answers';
+import { readWebhookSecret, webhookSecret } from './webhookSecret';
+
+/** Checks a delivery before anything is read from it: configured, sized, signed with the secret. */
+
+export type Verified = { ok: true; rawBody: Buffer } | { ok: false; status: number; error: string };
+
+/** The trigger's one webhook (its description's `webhooks[0].name`). */
+export const WEBHOOK_NAME = 'default';
+
+export async function verifyDelivery(context: IWebhookFunctions): Promise<Verified> {
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	const scheme = (options.signatureScheme as WebhookSchemeSetting | undefined) ?? 'either';
+	const maxBytes =
+		typeof options.maxBodySizeKb === 'number' && options.maxBodySizeKb > 0
+			? Math.floor(options.maxBodySizeKb * 1024)
+			: DEFAULT_MAX_BODY_BYTES;
+
+	let secret: { secret: string; cached: boolean };
+	try {
+		secret = await webhookSecret(context);
+	} catch (error) {
+		context.logger.warn('Money Trigger refused a delivery: the credential could not be read', {
+			error: error instanceof Error ? error.name : 'unknown',
+		});
+		return { ok: false, status: 401, error: 'receiver-not-configured' };
+	}
+	if (secret.secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };
+
+	const req = context.getRequestObject();
+	const declaredLength = Number(req.headers['content-length']);
+	if (Number.isFinite(declaredLength) && declaredLength > maxBytes) return { ok: false, status: 413, error: 'body-too-large' };
+	const rawBody = await rawBodyOf(context);
+	if (!rawBody) return { ok: false, status: 400, error: 'body-unreadable' };
+	if (rawBody.length > maxBytes) return { ok: false, status: 413, error: 'body-too-large' };
+
+	const verify = (key: string) =>
+		verifyWebhookSignature({
+			scheme,
+			secret: key,
+			rawBody,
+			headers: req.headers,
+			signedPaths: signedPathCandidates({
+				override: typeof options.signedPath === 'string' ? options.signedPath : undefined,
+				requestUrl: req.originalUrl ?? req.url,
+				publicWebhookUrl: context.getNodeWebhookUrl(WEBHOOK_NAME),
+			}),
+		});
+	let verification = verify(secret.secret);
+	if (!verification.ok && secret.cached) {
+		// The secret may have changed since it was cached: verify against the credential as it is now.
+		const fresh = await readWebhookSecret(context).catch(() => '');
+		if (fresh !== '' && fresh !== secret.secret) verification = verify(fresh);
+	}
+	if (!verification.ok) return { ok: false, status: 401, error: verification.reason };
+	return { ok: true, rawBody };
+}

@@ -1,0 +1,193 @@
+/**
+ * The Money Trigger under the traffic a payments provider really sends, in a real n8n server
+ * (docs/webhook-memory.md): a sustained stream of signed events at concurrency 8 from a sender
+ * that retries every non-2xx answer and every timeout (every acknowledged event must have exactly
+ * one finished execution, none left running), and a burst of distinct events at once followed by
+ * an n8n restart and a redelivery of every one (no second execution; the memory holds every id).
+ * Run by scripts/e2e.ts.
+ */
+
+import { strict as assert } from 'node:assert';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { n8nVersion, type Execution } from '../../scripts/n8n';
+import type { CasePart, Check, E2eContext } from './case-setup';
+import { storedEventIds, storedStatuses } from '../harness/stored-memory';
+import { chargeEvents, runTag, sendAll, type SendReport, type StreamEvent } from './deliveries';
+import { chain, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } from './workflows';
+
+const STREAM_EVENTS = Number(process.env.E2E_STREAM_EVENTS || 1200);
+const STREAM_CONCURRENCY = 8;
+const BURST_EVENTS = 150;
+const RESTART_EVENTS = 400;
+const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
+
+/** A sender that behaves like a payments provider's: retries every non-2xx and every timeout. */
+const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000 };
+
+export function build(ctx: E2eContext): CasePart {
+	const ids = { stream: 'e2eTriggerStream', burst: 'e2eTriggerBurst', restart: 'e2eTriggerRestart' };
+	const hooks = {
+		stream: webhookIdFor('e2e trigger stream'),
+		burst: webhookIdFor('e2e trigger burst'),
+		burstSecond: webhookIdFor('e2e trigger burst second'),
+		restart: webhookIdFor('e2e trigger restart'),
+	};
+	const params = moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] });
+	const received = () => node.set('Received', { received: '={{ $json.id }}' }, { includeOtherFields: true });
+	const workflow = (id: string, webhookId: string) => chain(id, `e2e money trigger ${id}`, [node.moneyTrigger('Money Trigger', params, { webhookId }), received()]);
+	/** Two Money Triggers in one workflow: their memories share the workflow's static data. */
+	const twoTriggers = (() => {
+		const built = chain(ids.burst, 'e2e money trigger burst, two triggers', [node.moneyTrigger('Money Trigger', params, { webhookId: hooks.burst }), received()]);
+		const second = { ...node.moneyTrigger('Money Trigger B', params, { webhookId: hooks.burstSecond }), id: `${ids.burst}-n2`, position: [0, 300] };
+		built.nodes.push(second);
+		built.connections['Money Trigger B'] = { main: [[{ node: 'Received', type: 'main', index: 0 }]] };
+		return built;
+	})();
+	const url = (webhookId: string) => `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;
+	const target = (webhookId: string) => ({ url: url(webhookId), scheme: 'request-style' as const, secret: ctx.sandbox.info.webhookSecret });
+
+	/** Every execution of a workflow with its data (pages of 250). */
+	async function executionsOf(workflowId: string): Promise<Execution[]> {
+		return await ctx.api.listExecutions({ workflowId, includeData: true, limit: 100_000 });
+	}
+
+	/** Waits until `expected` executions exist and none is unfinished, or until nothing changed for `quietMs`. */
+	async function settle(workflowId: string, expected: number, quietMs = 60_000): Promise<Execution[]> {
+		let last = '';
+		let since = Date.now();
+		for (;;) {
+			const list = await ctx.api.listExecutions({ workflowId, includeData: false, limit: 100_000 });
+			const unfinished = list.filter((execution) => !FINISHED.has(execution.status)).length;
+			if (list.length >= expected && unfinished === 0) return await executionsOf(workflowId);
+			const shape = `${list.length}/${unfinished}`;
+			if (shape !== last) {
+				last = shape;
+				since = Date.now();
+			}
+			if (Date.now() - since > quietMs) return await executionsOf(workflowId);
+			await sleep(2000);
+		}
+	}
+
+	/** Successful executions per event id (the id the Received node saw). */
+	function runsPerEvent(list: Execution[]): Map<string, number> {
+		const perEvent = new Map<string, number>();
+		for (const execution of list) {
+			if (execution.status !== 'success') continue;
+			const id = String(((ctx.output(execution, 'Received') || [])[0] || {}).received);
+			perEvent.set(id, (perEvent.get(id) || 0) + 1);
+		}
+		return perEvent;
+	}
+
+	/** The invariant: each acknowledged event ran exactly once and finished; nothing else ran. */
+	function verdict(events: StreamEvent[], sent: SendReport, list: Execution[]) {
+		const perEvent = runsPerEvent(list);
+		const acknowledged = events.filter((event) => sent.acknowledged.has(event.id));
+		const lost = acknowledged.filter((event) => !perEvent.has(event.id)).length;
+		const twice = [...perEvent.values()].filter((count) => count > 1).length;
+		const byStatus: Record<string, number> = {};
+		for (const execution of list) byStatus[execution.status] = (byStatus[execution.status] || 0) + 1;
+		const answers: Record<string, number> = {};
+		for (const attempt of sent.attempts) answers[String(attempt.status)] = (answers[String(attempt.status)] || 0) + 1;
+		return { events: events.length, acknowledged: acknowledged.length, executions: list.length, byStatus, lost, ranTwice: twice, answers };
+	}
+
+	const checks: Check[] = [
+		{
+			name: `Money Trigger: a sustained stream (${STREAM_EVENTS} events, ${STREAM_CONCURRENCY} at a time, the sender retrying): every acknowledged event has exactly one finished execution, none hangs`,
+			async fn() {
+				await ctx.api.activateWorkflow(ids.stream);
+				await waitRegistered(url(hooks.stream));
+				const events = chargeEvents(`s${runTag()}`, STREAM_EVENTS);
+				const started = Date.now();
+				const sent = await sendAll(events, { target: target(hooks.stream), concurrency: STREAM_CONCURRENCY, ...PROVIDER });
+				const list = await settle(ids.stream, sent.acknowledged.size);
+				const figures = verdict(events, sent, list);
+				const saveFailures = (ctx.n8n.logs().match(/problem saving the workflow/g) || []).length;
+				ctx.note(`Money Trigger stream: ${JSON.stringify({ ...figures, seconds: Math.round((Date.now() - started) / 1000), staticDataSaveFailures: saveFailures })}`);
+				assert.equal(figures.lost, 0, `${figures.lost} acknowledged events never ran: ${JSON.stringify(figures)}`);
+				assert.equal(figures.ranTwice, 0, `events ran twice: ${JSON.stringify(figures)}`);
+				assert.deepEqual(figures.byStatus, { success: figures.executions }, `executions not all finished successfully: ${JSON.stringify(figures)}`);
+				assert.equal(figures.acknowledged, figures.events, `events never acknowledged: ${JSON.stringify(figures)}`);
+			},
+		},
+		{
+			name: `Money Trigger: ${BURST_EVENTS} distinct events at once to two triggers of one workflow, n8n restarted, every one redelivered: no second execution, the memory holds every id`,
+			async fn() {
+				await ctx.api.activateWorkflow(ids.burst);
+				const targets = [target(hooks.burst), target(hooks.burstSecond)];
+				for (const each of targets) await waitRegistered(each.url);
+				const events = chargeEvents(`b${runTag()}`, BURST_EVENTS);
+				const halves = [events.filter((_, index) => index % 2 === 0), events.filter((_, index) => index % 2 === 1)];
+				const first = await Promise.all(halves.map((half, index) => sendAll(half, { target: targets[index], concurrency: half.length, ...PROVIDER })));
+				const acknowledged = first.reduce((sum, sent) => sum + sent.acknowledged.size, 0);
+				assert.equal(acknowledged, BURST_EVENTS, `burst not all acknowledged: ${BURST_EVENTS - acknowledged} left`);
+				await settle(ids.burst, BURST_EVENTS, 20_000);
+				const staticData = (await ctx.api.getWorkflow(ids.burst)).staticData;
+				const stored = storedEventIds(staticData);
+				const unsaved = events.filter((event) => !stored.has(event.id)).length;
+				const statuses = storedStatuses(staticData);
+				const statusesMissing = events.filter((event) => statuses.get(`charge:${event.reference}`) !== 'COMPLETED').length;
+
+				await ctx.restartN8n();
+				for (const each of targets) await waitRegistered(each.url);
+				const again = await Promise.all(halves.map((half, index) => sendAll(half, { target: targets[index], concurrency: 16, ...PROVIDER })));
+				await sleep(5000);
+				const list = await settle(ids.burst, BURST_EVENTS, 20_000);
+				const figures = verdict(events, { ...again[0], acknowledged: new Map([...again[0].acknowledged, ...again[1].acknowledged]), attempts: [...again[0].attempts, ...again[1].attempts] }, list);
+				ctx.note(`Money Trigger burst: ${JSON.stringify({ ...figures, idsMissingFromMemoryBeforeRestart: unsaved, statusesMissing })}`);
+				assert.equal(unsaved, 0, `${unsaved} of ${BURST_EVENTS} accepted ids missing from the saved memory`);
+				assert.equal(statusesMissing, 0, `${statusesMissing} of ${BURST_EVENTS} last statuses missing from the saved memory`);
+				assert.equal(figures.ranTwice, 0, `${figures.ranTwice} events ran again after the restart`);
+				assert.equal(figures.executions, BURST_EVENTS);
+			},
+		},
+		{
+			name: `Money Trigger: a stream of ${RESTART_EVENTS} events through an n8n restart, the sender retrying: every event runs exactly once`,
+			async fn() {
+				await ctx.api.activateWorkflow(ids.restart);
+				await waitRegistered(url(hooks.restart));
+				const events = chargeEvents(`r${runTag()}`, RESTART_EVENTS);
+				let third: () => void = () => {};
+				const thirdAcknowledged = new Promise<void>((resolve) => (third = resolve));
+				const sending = sendAll(events, {
+					target: target(hooks.restart),
+					concurrency: STREAM_CONCURRENCY,
+					...PROVIDER,
+					maxAttempts: 30,
+					retryDelayMs: 2000,
+					onAcknowledged: (count) => count >= RESTART_EVENTS / 3 && third(),
+				});
+				await thirdAcknowledged;
+				await ctx.restartN8n();
+				const sent = await sending;
+				const list = await settle(ids.restart, RESTART_EVENTS, 20_000);
+				const figures = verdict(events, sent, list);
+				ctx.note(`Money Trigger stream through a restart: ${JSON.stringify(figures)}`);
+				assert.equal(figures.acknowledged, RESTART_EVENTS, `events never acknowledged: ${JSON.stringify(figures)}`);
+				assert.equal(figures.ranTwice, 0, `events ran twice: ${JSON.stringify(figures)}`);
+				// n8n 1.x answers an event before it creates its execution, and keeps taking webhooks while
+				// it waits for executions to end, until it is killed: events answered then are lost there,
+				// for n8n's own Webhook node too (docs/webhook-memory.md). Reported, not asserted.
+				if (!n8nVersion().startsWith('1.')) assert.equal(figures.lost, 0, `${figures.lost} acknowledged events never ran: ${JSON.stringify(figures)}`);
+			},
+		},
+	];
+	return { workflows: [workflow(ids.stream, hooks.stream), twoTriggers, workflow(ids.restart, hooks.restart)], checks };
+}
+
+/** n8n registers an activated workflow's webhooks a moment after the API answers: until then, 404. */
+export async function waitRegistered(url: string): Promise<void> {
+	const deadline = Date.now() + 60_000;
+	for (;;) {
+		const status = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
+			async (res) => (await res.arrayBuffer(), res.status),
+			() => null, // n8n is still starting: connection refused or reset
+		);
+		if (status !== null && status !== 404) return;
+		if (Date.now() > deadline) throw new Error(`${url} still ${status ?? 'not answering'} after 60 s`);
+		await sleep(500);
+	}
+}

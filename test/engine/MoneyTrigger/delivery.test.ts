@@ -1,0 +1,139 @@
+import { signWebhook } from '../../../sandbox/domain/webhooks';
+import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../../harness/engine';
+import { postRaw, WebhookHarness } from '../../harness/webhook';
+import type { Sandbox } from '../../../sandbox';
+import { startTestSandbox } from '../../sandbox/helpers';
+
+/**
+ * When the Money Trigger acknowledges an event, and what it remembers, against the harness's model
+ * of n8n 2.41's webhook path (test/harness/README.md): the answer, the execution and the static-data
+ * save in n8n's order, and concurrent deliveries each loading their own copy of the static data.
+ */
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () => {
+	let engine: Engine;
+	let sandbox: Sandbox;
+	const harnesses: WebhookHarness[] = [];
+
+	beforeAll(async () => {
+		engine = await loadEngine();
+		sandbox = await startTestSandbox({ finalizeAfterMs: null });
+		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
+	});
+
+	afterEach(async () => {
+		for (const harness of harnesses.splice(0)) await harness.close();
+	});
+
+	afterAll(async () => {
+		await sandbox?.close();
+	});
+
+	async function open(harness = new WebhookHarness(engine, { downstream: true, parameters: { resources: [], statuses: [] } })): Promise<WebhookHarness> {
+		harnesses.push(harness);
+		await harness.listen();
+		await harness.activate();
+		return harness;
+	}
+
+	function event(id: string, reference = `chg_${id}`, status = 'COMPLETED'): string {
+		return JSON.stringify({
+			id,
+			event: `charge.${status.toLowerCase()}`,
+			created_at: new Date().toISOString(),
+			data: { reference, type: 'charge', status: { code: 1, label: status }, amount: { value: 100, currency: 'XOF' }, channel: 'psp-a-tg' },
+		});
+	}
+
+	function post(harness: WebhookHarness, body: string, signal?: AbortSignal) {
+		const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, body, nowSeconds());
+		if (!signal) return postRaw(harness.url, headers, body);
+		return fetch(harness.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal }).then(async (res) => ({ status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') }));
+	}
+
+	const ran = (harness: WebhookHarness) => harness.executions.map((run) => run.output(harness.node.name)[0]?.json.id);
+
+	it('does not acknowledge an event n8n could not start, and runs the sender\'s retry', async () => {
+		const harness = await open();
+		harness.failNextRuns = 1;
+		const body = event('evt_unstarted');
+		const first = await post(harness, body);
+		expect(first.status).toBeGreaterThanOrEqual(500);
+		expect(ran(harness)).toEqual([]);
+		expect(harness.rememberedIds().has('evt_unstarted')).toBe(false);
+		expect((await post(harness, body)).status).toBe(200);
+		expect((await post(harness, body)).status).toBe(200);
+		expect(ran(harness)).toEqual(['evt_unstarted']);
+	});
+
+	it('saves every id of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
+		const harness = await open();
+		harness.dbLatencyMs = 20;
+		harness.slowRunMs = 20;
+		const ids = Array.from({ length: 60 }, (_, index) => `evt_burst_${index}`);
+		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
+		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
+		const remembered = harness.rememberedIds();
+		expect(ids.filter((id) => !remembered.has(id))).toEqual([]);
+
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		restarted.dbLatencyMs = 20;
+		const again = await Promise.all(ids.map((id) => post(restarted, event(id))));
+		expect(again.map((answer) => answer.status)).toEqual(ids.map(() => 200));
+		expect(restarted.executions).toHaveLength(0);
+	});
+
+	it('asks a twin of an event in flight to retry later (409, Retry-After); once the first ran, the twin is a duplicate', async () => {
+		const harness = await open();
+		harness.slowRunMs = 400;
+		const body = event('evt_twin');
+		const first = post(harness, body);
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		const twin = await post(harness, body, AbortSignal.timeout(5000));
+		expect(twin).toMatchObject({ status: 409, retryAfter: expect.stringMatching(/^\d+$/) });
+		expect((await first).status).toBe(200);
+		const retry = await post(harness, body);
+		expect(retry.status).toBe(200);
+		expect(JSON.parse(retry.body)).toEqual({ received: true, ignored: 'duplicate-event' });
+		expect(ran(harness)).toEqual(['evt_twin']);
+	});
+
+	it('holds another event of the same transaction while one is in flight, then judges it against the first', async () => {
+		const harness = await open();
+		harness.slowRunMs = 400;
+		const completed = post(harness, event('evt_ref_completed', 'chg_ref'));
+		await new Promise((resolve) => setTimeout(resolve, 100));
+		expect((await post(harness, event('evt_ref_pending', 'chg_ref', 'PENDING'))).status).toBe(409);
+		expect((await completed).status).toBe(200);
+		const stale = await post(harness, event('evt_ref_pending', 'chg_ref', 'PENDING'));
+		expect(JSON.parse(stale.body)).toEqual({ received: true, ignored: 'stale-status' });
+		expect(ran(harness)).toEqual(['evt_ref_completed']);
+	});
+
+	it('remembers an event n8n started although the sender had given up waiting: its retry is a duplicate', async () => {
+		const harness = await open();
+		harness.slowRunMs = 500;
+		const body = event('evt_sender_gone');
+		await expect(post(harness, body, AbortSignal.timeout(100))).rejects.toThrow();
+		await new Promise((resolve) => setTimeout(resolve, 900));
+		expect(ran(harness)).toEqual(['evt_sender_gone']);
+		expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
+		expect(harness.rememberedIds().has('evt_sender_gone')).toBe(true);
+	});
+
+	it('keeps test events (Listen for test event) apart: nothing saved, a test event does not block its production delivery', async () => {
+		const production = await open();
+		const listener = await open(production.testListener());
+		const body = event('evt_tried_first');
+		expect((await post(listener, body)).status).toBe(200);
+		expect(JSON.parse((await post(listener, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
+		expect(ran(listener)).toEqual(['evt_tried_first']);
+		expect(listener.rememberedIds().size).toBe(0);
+		expect((await post(production, body)).status).toBe(200);
+		expect(ran(production)).toEqual(['evt_tried_first']);
+		expect(production.rememberedIds().has('evt_tried_first')).toBe(true);
+	});
+});
