@@ -29,6 +29,7 @@ import * as manualRuns from '../test/e2e/manual-runs';
 import * as pollTrigger from '../test/e2e/poll-trigger';
 import * as reruns from '../test/e2e/reruns';
 import * as resends from '../test/e2e/resends';
+import * as retryChanges from '../test/e2e/retry-changes';
 import * as subWorkflows from '../test/e2e/sub-workflows';
 import * as triggerConfirm from '../test/e2e/trigger-confirm';
 import * as triggerLoad from '../test/e2e/trigger-load';
@@ -55,7 +56,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, pollTrigger];
 /**
  * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.

@@ -16,6 +16,8 @@ export interface MoneyApiFailure {
 	retryAfterSeconds?: number;
 	transportMessage?: string;
 	attempts?: number;
+	/** A create whose earlier attempt got no answer, or one that may hide a commit: what it got. */
+	earlierUnanswered?: string;
 }
 
 export interface ExplainedFailure {
@@ -122,7 +124,7 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 	transaction_not_found: () =>
 		'No transaction with this ID, or this client is neither its payer nor its payee. Use a payment ID or unique ID of one of this merchant’s transactions.',
 	IDEMPOTENCY_CONFLICT: () =>
-		'The idempotency key was already used for a request with a different payload, so nothing new was created. This happens when a Business Reference is reused with other values (amount, counterpart, ...): give each distinct payment its own Business Reference, or send the original values again to get the original result.',
+		'The Money API already holds a create under this idempotency key with a different payload, so nothing new was created: that charge or payout exists, or is under way. Look it up (Get Many, or Reconcile by Business Reference) before sending anything else: this row sent again under another Business Reference would be a second payment, right only if it is another payment. Causes: a Business Reference reused with other values (amount, counterpart, ...), or a Message or Metadata that change from run to run ({{ $now }}, {{ $execution.id }}) on a row paid before: give those values taken from the row, and send the original values to get the original result.',
 	UPSTREAM_ERROR: () => GENERIC_ADVICE_BY_STATUS[502],
 	service_unavailable: () =>
 		'The data could not be loaded upstream; the node already retried with backoff. Try again later.',
@@ -141,6 +143,19 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 };
 
 const TOKEN_FAILURE = /token request failed/i;
+
+/** Statuses after which a create may have been carried out (the gateway or the API failed after it). */
+const UNCERTAIN_STATUSES = new Set([500, 502, 504]);
+
+/**
+ * Whether a failed attempt leaves open that the API carried the request out: no answer at all (a
+ * token that could not be fetched aside: nothing was sent then), or a 500, 502 or 504. A 503 and
+ * every 4xx are refusals made before anything is done.
+ */
+export function mayHaveBeenCarriedOut(failure: MoneyApiFailure): boolean {
+	if (failure.httpCode === undefined) return !TOKEN_FAILURE.test(failure.transportMessage ?? '');
+	return UNCERTAIN_STATUSES.has(failure.httpCode);
+}
 
 export function clockSkewSeconds(serverDate: string | undefined, nowMs: number): number | undefined {
 	if (!serverDate) return undefined;
@@ -195,6 +210,9 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 	let description = advice ? advice(failure) : code ? `Unrecognised error code ${code}. ${fallback}` : fallback;
 	if (!advice && failure.details) description = withDetails(description, describeDetails(failure.details));
 	if (failure.attempts && failure.attempts > 1) description += ` (${failure.attempts} attempts made)`;
+	if (failure.earlierUnanswered && !mayHaveBeenCarriedOut(failure)) {
+		description += ` An earlier attempt of this request got no answer (${failure.earlierUnanswered}). ${CREATE_MAY_HAVE_GONE_THROUGH}`;
+	}
 	return { message, description };
 }
 

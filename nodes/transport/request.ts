@@ -10,7 +10,7 @@ import type {
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { LIST_PAGE_SIZE_MAX } from '../api/values';
 import { cancelledError, cancelSignalOf, waitUnlessCancelled } from './cancellation';
-import { moneyApiError, redactFailure, type MoneyApiFailure } from './errors';
+import { mayHaveBeenCarriedOut, moneyApiError, redactFailure, type MoneyApiFailure } from './errors';
 import { failureFromResponse, failureFromThrown, type FullResponse, isObject, parseBody } from './failures';
 import {
 	DEFAULT_RETRY_POLICY,
@@ -72,6 +72,8 @@ export async function moneyApiCall(
 	const signal = cancelSignalOf(this);
 	let attempt = 0;
 	let unansweredAttempts = 0;
+	/** What the first attempt that may have been carried out got (no answer, a 502, ...). */
+	let earlierUnanswered: string | undefined;
 	for (;;) {
 		if (signal?.aborted) {
 			throw attempt === 0
@@ -115,10 +117,15 @@ export async function moneyApiCall(
 		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
 		const waitMs = retryable ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
+			// A create refused after an attempt that may have gone through must not read as "not made".
+			if (method === 'POST' && earlierUnanswered !== undefined) failure.earlierUnanswered = earlierUnanswered;
 			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
 			// A create whose call failed after an unanswered attempt may have been carried out all the same.
 			error.context.unansweredAttempts = unansweredAttempts;
 			throw error;
+		}
+		if (earlierUnanswered === undefined && mayHaveBeenCarriedOut(failure)) {
+			earlierUnanswered = failure.httpCode === undefined ? 'no answer' : `HTTP ${failure.httpCode}`;
 		}
 		this.logger.debug('Money API call will be retried', {
 			route,

@@ -136,6 +136,9 @@ export function build(ctx: E2eContext): CasePart {
 		crashRun('Progress', 6, progressShape('Progress')),
 	];
 
+	// Paid without a Business Reference until the kill; one is mapped afterwards (a check of its own).
+	const addedReferenceRun = crashRun('AddedRef', 6, (rows, start) => wf('AddedRef', 'e2e payouts without Business Reference, one mapped after the crash', [start, ...rowNodes(rows), pay(false)]));
+
 	/** Starts the runs, kills n8n once each is ready, restarts it and retries each crashed execution. */
 	async function crashAndRetry(runs: CrashRun[]) {
 		const report: Record<string, any> = {};
@@ -149,7 +152,7 @@ export function build(ctx: E2eContext): CasePart {
 			const crashed = await tools.latestExecution(ids[run.key]);
 			entry.crashed = crashed && crashed.status;
 			const retried = await tools.retry((crashed as { id: string }).id, false);
-			Object.assign(entry, { retry: retried.status || `HTTP ${retried.httpStatus}`, retryError: retried.error && retried.error.slice(0, 120) });
+			Object.assign(entry, { retry: retried.status || `HTTP ${retried.httpStatus}`, retryError: retried.error && retried.error.slice(0, 120), retryDescription: retried.errorDescription });
 			entry.refusedItems = retried.execution ? countRefused(retried) : 0;
 			entry.paidAfter = await paidCount(run.amounts);
 			entry.paidTwice = await tools.paidTwice('payout', run.amounts);
@@ -204,6 +207,27 @@ export function build(ctx: E2eContext): CasePart {
 				assert.equal(report.Progress.retry, 'error', `Save execution progress, no Business Reference: ${JSON.stringify(report.Progress)}`);
 				assert.match(String(report.Progress.retryError), /lost in a crash/);
 				assert.equal(report.Progress.paidAfter, report.Progress.paidBeforeRetry);
+			},
+		},
+		{
+			name: 'kill -9 without a Business Reference, one mapped afterwards, Retry with the currently saved workflow: the refusal does not suggest it, and it pays the rows paid before the crash again (a limit)',
+			async fn() {
+				const report = await tools.withRoomyClient(async () => {
+					await control.addFault({ route: PAYOUT_ROUTE, kind: 'delay', delayMs: 1500 });
+					const { AddedRef: crashed } = await crashAndRetry([addedReferenceRun]);
+					const saved = await ctx.api.getWorkflow(ids.AddedRef);
+					saved.nodes.find((n: WorkflowNode) => n.name === PAY).parameters.businessReference = '={{ $json.ref }}';
+					await ctx.api.deactivateWorkflow(ids.AddedRef);
+					await ctx.api.call('PUT', `/workflows/${ids.AddedRef}`, { name: saved.name, nodes: saved.nodes, connections: saved.connections, settings: saved.settings });
+					const [lost] = (await ctx.api.listExecutions({ workflowId: ids.AddedRef, includeData: false })).filter((execution) => execution.status === 'crashed');
+					const withReference = await tools.retry(lost.id, true);
+					return { crashed, withReference: { retry: withReference.status, paidAfter: await paidCount(addedReferenceRun.amounts), paidTwice: await tools.paidTwice('payout', addedReferenceRun.amounts) } };
+				});
+				ctx.note(`kill -9, Business Reference mapped after it: ${JSON.stringify(report)}`);
+				assert.equal(report.crashed.retry, 'error', JSON.stringify(report));
+				assert.match(String(report.crashed.retryError), /lost in a crash/);
+				assert.match(String(report.crashed.retryDescription), /Do not map a Business Reference and retry/, 'the refusal must warn against the Retry that pays again, not suggest it');
+				assert.equal(report.withReference.paidTwice.length, report.crashed.paidBeforeRetry, `the limit: the rows paid before the crash are paid again: ${JSON.stringify(report)}`);
 			},
 		},
 	];

@@ -2,7 +2,9 @@
  * A manual run from the editor ("Execute workflow", `POST /rest/workflows/:id/run` in mode
  * `manual`), run again: each run is a new execution (docs/idempotency.md, the table at its end).
  * Without a Business Reference the second run is a new payment; with one it is the same payment,
- * answered `replayed`. Run by scripts/e2e.ts.
+ * answered `replayed`. The same holds for "Execute step" on a Money node whose manual run failed
+ * part-way (a partial execution: the rows before it from the earlier run's data, the node run
+ * anew in a new execution). Run by scripts/e2e.ts.
  */
 
 import { strict as assert } from 'node:assert';
@@ -15,6 +17,7 @@ import { money, node } from './workflows';
 const PAY = 'Pay';
 
 export function build(ctx: E2eContext): CasePart {
+	const { control, info } = ctx.sandbox;
 	const tools = rerunTools(ctx);
 	const { ids, wf } = keyedWorkflows('e2eManual');
 	const amount = amountSource(95_000);
@@ -22,26 +25,39 @@ export function build(ctx: E2eContext): CasePart {
 		NoRef: { amounts: [amount(), amount()], withReference: false },
 		Ref: { amounts: [amount(), amount()], withReference: true },
 	};
-	const workflows = Object.entries(runs).map(([key, run]) =>
-		wf(key, `e2e manual run twice (${run.withReference ? 'with' : 'without'} Business Reference)`, [
+	const steps = {
+		StepNoRef: { amounts: [amount(), amount(), amount(), 950_000 + amount()], withReference: false },
+		StepRef: { amounts: [amount(), amount(), amount(), 950_000 + amount()], withReference: true },
+	};
+	const payRun = (key: string, name: string, run: { amounts: number[]; withReference: boolean }) =>
+		wf(key, `${name} (${run.withReference ? 'with' : 'without'} Business Reference)`, [
 			node.manualTrigger(),
 			...rowNodes(run.amounts.map((value) => ({ amount: value, ref: `manual-${value}` }))),
 			node.money(PAY, money.create('payout', { amount: '={{ $json.amount }}', identifier: BENEFICIARY, ...(run.withReference ? { businessReference: '={{ $json.ref }}' } : {}), options: { maxRetries: 0 } }), { cred: UNPACED_CREDENTIAL }),
-		]),
-	);
+		]);
+	const workflows = [
+		...Object.entries(runs).map(([key, run]) => payRun(key, 'e2e manual run twice', run)),
+		...Object.entries(steps).map(([key, run]) => payRun(key, 'e2e manual run failed at row 4, then Execute step on the Money node', run)),
+	];
 
-	/** What the editor's "Execute workflow" sends: n8n 2.x reads the trigger to start from, 1.x also the workflow. */
-	async function runManually(workflowId: string): Promise<Json[]> {
-		const workflowData = await ctx.api.getWorkflow(workflowId);
-		const res = await ctx.session.request('POST', `/rest/workflows/${workflowId}/run`, { workflowData, triggerToStartFrom: { name: 'Start' } });
+	/** Starts a manual execution with this body of `POST /rest/workflows/:id/run`; the execution once finished. */
+	async function runInEditor(workflowId: string, body: Record<string, unknown>) {
+		const res = await ctx.session.request('POST', `/rest/workflows/${workflowId}/run`, body);
 		const executionId = res.json && res.json.data && res.json.data.executionId;
 		assert.ok(executionId, `no manual execution started: HTTP ${res.status} ${res.text.slice(0, 300)}`);
 		const execution = await until(`manual execution ${executionId} to finish`, async () => {
 			const current = await ctx.api.getExecution(executionId, true);
 			return ['success', 'error', 'crashed', 'canceled'].includes(current.status) ? current : undefined;
 		});
-		assert.equal(execution.status, 'success', String(JSON.stringify(execution.data && execution.data.resultData.error)).slice(0, 300));
 		assert.equal(execution.mode, 'manual');
+		return execution;
+	}
+
+	/** What the editor's "Execute workflow" sends: n8n 2.x reads the trigger to start from, 1.x also the workflow. */
+	async function runManually(workflowId: string): Promise<Json[]> {
+		const workflowData = await ctx.api.getWorkflow(workflowId);
+		const execution = await runInEditor(workflowId, { workflowData, triggerToStartFrom: { name: 'Start' } });
+		assert.equal(execution.status, 'success', String(JSON.stringify(execution.data && execution.data.resultData.error)).slice(0, 300));
 		return ctx.output(execution, PAY) || [];
 	}
 
@@ -60,6 +76,36 @@ export function build(ctx: E2eContext): CasePart {
 				ctx.note(`manual runs: ${JSON.stringify(report)}`);
 				assert.deepEqual(report.NoRef, { first: ['created', 'created'], second: ['created', 'created'], paid: 4 });
 				assert.deepEqual(report.Ref, { first: ['created', 'created'], second: ['replayed', 'replayed'], paid: 2 });
+			},
+		},
+		{
+			name: 'manual: Execute step on a Money node whose manual run failed at row 4 is a new execution: rows 1-3 paid again without a Business Reference (a limit), replayed with one',
+			async fn() {
+				const report: Record<string, unknown> = {};
+				await tools.withRoomyClient(async () => {
+					for (const [key, run] of Object.entries(steps)) {
+						await control.updateClient(info.clientId, { balance: run.amounts[0] + run.amounts[1] + run.amounts[2] + 10_000 });
+						const workflowData = await ctx.api.getWorkflow(ids[key]);
+						const failed = await runInEditor(ids[key], { workflowData, triggerToStartFrom: { name: 'Start' } });
+						const paidBefore = (await tools.ledgerRows('payout', run.amounts)).length;
+						await control.updateClient(info.clientId, { balance: 100_000_000 });
+						// What the editor sends for "Execute step" on Pay: the earlier run's data of the nodes before it.
+						const { [PAY]: _failedRun, ...runData } = failed.data.resultData.runData;
+						const step = await runInEditor(ids[key], { workflowData, runData, destinationNode: { nodeName: PAY, mode: 'inclusive' }, dirtyNodeNames: [] });
+						report[key] = {
+							failed: failed.status,
+							paidBefore,
+							step: step.status,
+							sameExecution: String(step.id) === String(failed.id),
+							outcomes: outcomes(ctx.output(step, PAY) || []),
+							paidTwice: (await tools.paidTwice('payout', run.amounts)).map((value) => run.amounts.indexOf(value) + 1),
+						};
+					}
+				});
+				ctx.note(`Execute step after a failed manual run: ${JSON.stringify(report)}`);
+				for (const key of Object.keys(steps)) assert.deepEqual({ ...(report[key] as object), outcomes: undefined, paidTwice: undefined }, { failed: 'error', paidBefore: 3, step: 'success', sameExecution: false, outcomes: undefined, paidTwice: undefined }, JSON.stringify(report));
+				assert.deepEqual(report.StepNoRef, { ...(report.StepNoRef as object), outcomes: ['created', 'created', 'created', 'created'], paidTwice: [1, 2, 3] }, 'the limit: a new execution without a Business Reference pays again');
+				assert.deepEqual(report.StepRef, { ...(report.StepRef as object), outcomes: ['replayed', 'replayed', 'replayed', 'created'], paidTwice: [] });
 			},
 		},
 	];

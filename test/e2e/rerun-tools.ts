@@ -89,6 +89,7 @@ export function rerunTools(ctx: E2eContext) {
 				execution,
 				status: execution && execution.status,
 				error: execution && execution.data && execution.data.resultData.error ? String(execution.data.resultData.error.message) : undefined,
+				errorDescription: execution && execution.data && execution.data.resultData.error ? String(execution.data.resultData.error.description) : undefined,
 				output: (name: string, selector?: { runIndex?: number; output?: number }) => (execution && ctx.output(execution, name, selector)) || [],
 			};
 		},

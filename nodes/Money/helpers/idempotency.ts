@@ -6,8 +6,10 @@ import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../..
 
 /** Keys derived from a Business Reference, and the default keys of runs anchored by the first release. */
 const DERIVATION_LABEL = 'n8n-nodes-money/idempotency/v1';
-/** Default keys derived from the movement of money only (docs/idempotency.md). */
+/** Default keys of runs anchored before version 3: the run and the movement of money. */
 const MOVEMENT_LABEL = 'n8n-nodes-money/idempotency/v2';
+/** Default keys: the row's place in the anchored node's runs, nothing it carries (docs/idempotency.md). */
+const PLACE_LABEL = 'n8n-nodes-money/idempotency/v3';
 
 export function stableStringify(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
@@ -49,8 +51,29 @@ export function sameMovement(resource: TransactionResource, a: IDataObject, b: I
 	return stableStringify(movementOf(resource, a)) === stableStringify(movementOf(resource, b));
 }
 
-/** 2: default keys from the movement; 1: from the whole body, as the first release derived them. */
-export type KeyDerivation = 1 | 2;
+/** The API fields of the movement in which two create bodies differ, with both values. */
+export function movementChanges(resource: TransactionResource, before: IDataObject, now: IDataObject): Array<{ field: string; before: unknown; now: unknown }> {
+	const fields: Record<string, string> = {
+		amount: 'amount',
+		currency: 'currency',
+		party: PARTY_FIELD[resource],
+		channel: 'channel',
+		account_type: ACCOUNT_TYPE_FIELD[resource],
+		account_number: 'account_number',
+	};
+	const was = movementOf(resource, before);
+	const is = movementOf(resource, now);
+	return Object.entries(fields)
+		.filter(([name]) => stableStringify(was[name]) !== stableStringify(is[name]))
+		.map(([name, field]) => ({ field, before: was[name], now: is[name] }));
+}
+
+/**
+ * 3: default keys from the anchor (execution and node) and the row's place only; 2: also from the
+ * movement, as runs anchored before version 3 derived them; 1: from the whole body, as the first
+ * release did. A run keeps the derivation it was anchored with, so its Retry sends the keys it sent.
+ */
+export type KeyDerivation = 1 | 2 | 3;
 
 export interface IdempotencyScope {
 	resource: TransactionResource;
@@ -58,6 +81,7 @@ export interface IdempotencyScope {
 	businessReference?: string;
 	/** What ties every re-run of one node run together: see runAnchorOf. */
 	runAnchor: string;
+	/** The node the anchor was made for (derivation 3), else the node running. */
 	nodeId: string;
 	/** Which run of the node this is in its execution (a node inside a loop runs several times). */
 	runIndex: number;
@@ -68,6 +92,7 @@ export interface IdempotencyScope {
 }
 
 const RUN_ANCHOR_KEY = 'moneyIdempotencyAnchor';
+const ANCHOR_NODE_KEY = 'moneyIdempotencyAnchorNode';
 const DERIVATION_KEY = 'moneyIdempotencyDerivation';
 
 /** The anchor an earlier run of this node left in the execution's context, if any. */
@@ -77,11 +102,13 @@ export function storedAnchorOf(context: IExecuteFunctions): string | undefined {
 }
 
 /**
- * The id of the first execution in which this node ran, kept in the node's execution context.
- * n8n's Retry of a failed execution starts a new execution (a new id) from the failed node, but it
- * carries the failed execution's context data over, so the anchor, and with it every default key,
- * stays the same (docs/idempotency.md). A brand-new execution starts with an empty context and a
- * new anchor: only a Business Reference makes that one safe.
+ * The id of the first execution in which this node ran, kept in the node's execution context with
+ * the id the node had then. n8n's Retry of a failed execution starts a new execution (a new id)
+ * from the failed node, but it carries the failed execution's context data over, so the anchor,
+ * and with it every default key, stays the same (docs/idempotency.md). The context is the node's
+ * by name: a node deleted and added again under its name before a Retry "with currently saved
+ * workflow" (a new node id) keeps the anchor and its keys. A brand-new execution starts with an
+ * empty context and a new anchor: only a Business Reference makes that one safe.
  */
 export function runAnchorOf(context: IExecuteFunctions): string {
 	const existing = storedAnchorOf(context);
@@ -89,26 +116,41 @@ export function runAnchorOf(context: IExecuteFunctions): string {
 	const nodeContext = context.getContext('node');
 	const anchor = context.getExecutionId() || randomUUID();
 	nodeContext[RUN_ANCHOR_KEY] = anchor;
-	nodeContext[DERIVATION_KEY] = 2;
+	nodeContext[ANCHOR_NODE_KEY] = context.getNode().id;
+	nodeContext[DERIVATION_KEY] = 3;
 	return anchor;
 }
 
 /**
- * How this node run derives its default keys: an anchor left by the first release (a run that
- * failed before an upgrade, retried after it) keeps that release's keys, so its Retry resends the
+ * How this node run derives its default keys: an anchor left by an earlier version (a run that
+ * failed before an upgrade, retried after it) keeps that version's keys, so its Retry resends the
  * keys it first sent. Call after runAnchorOf.
  */
 export function keyDerivationOf(context: IExecuteFunctions): KeyDerivation {
-	return context.getContext('node')[DERIVATION_KEY] === 2 ? 2 : 1;
+	const derivation = context.getContext('node')[DERIVATION_KEY];
+	return derivation === 3 || derivation === 2 ? derivation : 1;
+}
+
+/** The node the anchor was made for (derivation 3); earlier derivations used the node running. */
+function anchorNodeOf(context: IExecuteFunctions, derivation: KeyDerivation): string {
+	const stored = context.getContext('node')[ANCHOR_NODE_KEY];
+	return derivation === 3 && typeof stored === 'string' && stored !== '' ? stored : context.getNode().id;
+}
+
+/** A row's place in this node's runs in the execution: which run of the node, which item. */
+export function rowPlaceOf(context: IExecuteFunctions, itemIndex: number): string {
+	return `${context.getWorkflowDataProxy(itemIndex).$thisRunIndex}:${itemIndex}`;
 }
 
 /**
  * docs/decisions.md#d4. With a business reference the key depends on the resource and that reference only, so any
  * later run (or another workflow) sending the same reference gets the original result, and one
  * with other values gets IDEMPOTENCY_CONFLICT instead of moving money again. Without one, the key
- * is fixed by the run anchor, node, run index, item and the movement of money (amount, currency,
- * party, channel, account): the node's retries, n8n's Retry On Fail and a Retry of the failed
- * execution reuse it however its Message or Metadata evaluate then; a new execution does not.
+ * is fixed by the run anchor (execution and node), the run index and the item: the node's
+ * retries, n8n's Retry On Fail and a Retry of the failed execution reuse it whatever the row's
+ * values evaluate to then (Message, Metadata, and also an amount or account changed in the saved
+ * workflow: a paid row sent with other values is refused, never paid again); a new execution does
+ * not. Runs anchored by earlier versions keep their keys (derivations 1 and 2).
  */
 export function deriveIdempotencyKey(scope: IdempotencyScope): string {
 	const reference = scope.businessReference?.trim();
@@ -118,7 +160,8 @@ export function deriveIdempotencyKey(scope: IdempotencyScope): string {
 		const payloadHash = createHash('sha256').update(stableStringify(scope.body)).digest('hex');
 		return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', ...run, payloadHash]));
 	}
-	return uuidFromText(stableStringify([MOVEMENT_LABEL, 'run', ...run, movementOf(scope.resource, scope.body)]));
+	if (scope.derivation === 2) return uuidFromText(stableStringify([MOVEMENT_LABEL, 'run', ...run, movementOf(scope.resource, scope.body)]));
+	return uuidFromText(stableStringify([PLACE_LABEL, 'run', ...run]));
 }
 
 /** The key of one item's create in this node run (the body without the PIN, the Business Reference stamped). */
@@ -130,14 +173,15 @@ export function idempotencyKeyOf(
 	itemIndex: number,
 ): string {
 	const runAnchor = runAnchorOf(context);
+	const derivation = keyDerivationOf(context);
 	return deriveIdempotencyKey({
 		resource,
 		businessReference,
 		runAnchor,
-		nodeId: context.getNode().id,
+		nodeId: anchorNodeOf(context, derivation),
 		runIndex: context.getWorkflowDataProxy(itemIndex).$thisRunIndex,
 		itemIndex,
 		body,
-		derivation: keyDerivationOf(context),
+		derivation,
 	});
 }

@@ -38,7 +38,7 @@ export function refusalWithoutReference(context: IExecuteFunctions, resource: Tr
 		refusal = new NodeOperationError(context.getNode(), `This Retry repeats a run that n8n lost in a crash; the ${resource} was not sent`, {
 			itemIndex,
 			description:
-				"n8n was stopped in the middle of this node's earlier run and its memory of that run was not saved, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution, then run the missing rows in a new execution, or map a Business Reference and retry.",
+				"n8n was stopped in the middle of this node's earlier run and its memory of that run was not saved, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution (Get Many over its time), then send only the missing rows in a new execution, with a Business Reference. Do not map a Business Reference and retry this execution: the rows paid before the crash were paid without one, and would be paid again.",
 		});
 	}
 	if (refusal) refusal.context.attempted = false;

@@ -118,6 +118,17 @@ describe('Money node against the sandbox', () => {
 			expect(ledger.payouts.filter((entry) => entry.idempotency_key === item.idempotency_key)).toHaveLength(1);
 		});
 
+		it('says a payout may have gone through when its answer was lost and the retries were then refused (429)', async () => {
+			await run({ resource: 'account', operation: 'get', options: FAST }); // a fresh token: the faults meet the create, not a 401
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '429', retryAfterSeconds: 0, count: 5 });
+			const item = await expectFailure(payout({ amount: 3388, options: { maxRetries: 2, retryBaseDelayMs: 1 } }), 'rate_limit_exceeded', 429);
+			expect(item).toMatchObject({ outcome: 'failed', idempotency_key: expect.any(String) });
+			expect((await env.sb.control.counters()).createsByIdempotencyKey[String(item.idempotency_key)]).toBe(1);
+			expect(String(item.description)).toContain('An earlier attempt of this request got no answer');
+			expect(String(item.description)).toContain('it may have gone through');
+		});
+
 		it('creates exactly one payout with n8n Retry On Fail after a dropped connection', async () => {
 			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
 			const result = await run(payout({ amount: 3434, options: { maxRetries: 0 } }), {

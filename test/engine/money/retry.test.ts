@@ -233,4 +233,47 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		const sent = await runWorkflow(env.engine, second, { items: rows(['GM-1002', 77_002]), mode: 'integrated' });
 		expect(moneyItems(sent)[0].outcome).toBe('created');
 	});
+
+	describe('Retry with the currently saved workflow, changed since the failure', () => {
+		// Last in the file: these runs take the sandbox client's velocity limit out of the way.
+		beforeAll(async () => {
+			await env.sb.control.updateClient(env.sb.info.clientId, { limits: { velocityLimit: 1000 } });
+		});
+
+		async function failThenRetry(base: number, change: (money: INode) => INode) {
+			const amounts = [base + 1, base + 2, 900_000 + base];
+			const original = moneyNode({ parameters: createParameters('payout') as never });
+			const workflow = buildWorkflow(env.engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+			const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'trigger' });
+			expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+			const changed = change(original);
+			const requestsBefore = (await env.sb.control.counters()).requests.post_money_v1_payout ?? 0;
+			const retried = await retryExecution(env.engine, buildWorkflow(env.engine, { nodes: [trigger, changed], connections: chain([trigger, changed]) }), failed);
+			const requests = ((await env.sb.control.counters()).requests.post_money_v1_payout ?? 0) - requestsBefore;
+			return { retried, requests, amounts, paid: (await ledgerOf('payout', amounts)).map((entry) => Math.abs(entry.amount.value)).sort() };
+		}
+
+		it('the Money node replaced (deleted, added again under its name: a new node id) pays the earlier rows once', async () => {
+			const { retried, amounts, paid } = await failThenRetry(78_100, (money) => ({ ...money, id: 'added-again' }));
+			expect(retried.error()).toBeUndefined();
+			expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
+			expect(paid).toEqual([...amounts].sort());
+		});
+
+		it('Account Number set for every row (the wallet they were paid from) refuses the paid rows before any request, naming the change', async () => {
+			const { retried, requests, amounts, paid } = await failThenRetry(78_200, (money) => ({ ...money, parameters: { ...money.parameters, additionalFields: { accountNumber: env.sb.info.merchantAccountNumber } } }));
+			expect(retried.error()?.message).toBe(`Not sent: item 1 was already paid in this execution with other values (account_number none → ${env.sb.info.merchantAccountNumber})`);
+			expect(requests).toBe(0);
+			expect(paid).toEqual(amounts.slice(0, 2).sort());
+		});
+
+		it('a Business Reference mapped refuses the rows sent without one, before any request', async () => {
+			const { retried, requests, amounts, paid } = await failThenRetry(78_300, (money) => ({ ...money, parameters: { ...money.parameters, businessReference: '=order-{{ $json.amount }}' } }));
+			expect(retried.error()?.message).toBe(`Not sent: item 1 was already sent in this execution with no Business Reference, and now has Business Reference "order-${amounts[0]}"`);
+			expect(requests).toBe(0);
+			expect(paid).toEqual(amounts.slice(0, 2).sort());
+		});
+	});
 });

@@ -63,6 +63,29 @@ describe('error mapping (spec 7)', () => {
 		expect(description).toContain('same idempotency key');
 	});
 
+	it.each([
+		[429, 'rate_limit_exceeded', 'no answer'],
+		[402, 'INSUFFICIENT_FUNDS', 'HTTP 502'],
+		[503, 'PROVIDER_UNAVAILABLE', 'HTTP 504'],
+	])('warns that a create refused with %s (%s) after an attempt that got %s may have gone through', (httpCode, errorCode, earlierUnanswered) => {
+		const { description } = explainFailure({ httpCode, errorCode, earlierUnanswered, attempts: 3 });
+		expect(description).toContain(`An earlier attempt of this request got no answer (${earlierUnanswered})`);
+		expect(description).toContain('it may have gone through');
+		expect(explainFailure({ httpCode, errorCode, attempts: 3 }).description).not.toContain('may have gone through');
+	});
+
+	it('says once, not twice, that a create answered 502 after a lost attempt may have gone through', () => {
+		const { description } = explainFailure({ httpCode: 502, errorCode: 'UPSTREAM_ERROR', earlierUnanswered: 'no answer' });
+		expect(description.split('may have gone through')).toHaveLength(2);
+	});
+
+	it('says after IDEMPOTENCY_CONFLICT that the payment exists, and that another Business Reference would pay it again', () => {
+		const { description } = explainFailure({ httpCode: 409, errorCode: 'IDEMPOTENCY_CONFLICT' });
+		expect(description).toContain('already holds a create under this idempotency key');
+		expect(description).toContain('second payment');
+		expect(description).not.toContain('give each distinct payment its own Business Reference');
+	});
+
 	it('handles unknown codes and bare statuses gracefully', () => {
 		expect(explainFailure({ httpCode: 418, errorCode: 'TEAPOT' })).toEqual({
 			message: 'Money API error TEAPOT (HTTP 418)',

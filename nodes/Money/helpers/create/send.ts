@@ -7,10 +7,11 @@ import { asNodeError } from '../../../transport/errors';
 import { type MoneyApiAnswer, moneyApiCall } from '../../../transport/request';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
-import { idempotencyKeyOf } from '../idempotency';
+import { idempotencyKeyOf, rowPlaceOf } from '../idempotency';
 import { pinForRequest } from '../pin';
 import { fieldError } from '../validation';
 import { waitForFinalStatus } from '../waitForFinal';
+import { paidWithOtherValues, sentUnderAnotherKey } from './changedRows';
 import { SentCreates } from './sentCreates';
 
 /** Sending a create once: its idempotency key, the body a resend repeats, the PIN as the API wants it, the paced send, the outcome. */
@@ -77,8 +78,14 @@ export async function sendCreate(
 	if (stampProblem) throw fieldError(node, stampProblem, itemIndex);
 	const idempotencyKey = idempotencyKeyOf(this, resource, request.body, businessReference, itemIndex);
 	const sentCreates = SentCreates.of(this);
+	const place = rowPlaceOf(this, itemIndex);
+	const earlierKey = sentCreates.keySentFrom(place);
+	if (earlierKey !== undefined && earlierKey !== idempotencyKey) {
+		throw sentUnderAnotherKey(this, resource, itemIndex, earlierKey, sentCreates.keptBody(earlierKey), businessReference);
+	}
 	const plan = sentCreates.bodyFor(resource, idempotencyKey, request.body);
 	if ('documentChanged' in plan) throw documentChanged(this, itemIndex);
+	if ('paidWith' in plan) throw paidWithOtherValues(this, resource, itemIndex, idempotencyKey, plan.changes);
 	const { body } = plan;
 	const sentBefore = sentCreates.has(idempotencyKey);
 	const earlierEntry = sentCreates.snapshot(idempotencyKey);
@@ -107,7 +114,7 @@ export async function sendCreate(
 			this,
 			attempt,
 			async () => {
-				sentCreates.remember(idempotencyKey, body);
+				sentCreates.remember(idempotencyKey, body, place);
 				const answered = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
 					body: { ...body, pin: sentPin },
 					headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
-import { sameMovement } from '../idempotency';
+import { movementChanges, sameMovement } from '../idempotency';
 
 /**
  * What this node sent under each idempotency key, kept in the node's execution context, which n8n
@@ -16,6 +16,12 @@ import { sameMovement } from '../idempotency';
  * replaced by its SHA-256 (documents reach 2 MB), and whether the API accepted it.
  */
 const SENT_CREATES_KEY = 'moneySentCreates';
+/**
+ * The key each row was sent under, by its place (run index and item index, idempotency.ts
+ * rowPlaceOf): a row sent in this execution is never sent again under another key, whatever a
+ * Retry with the currently saved workflow now maps for it (a Business Reference added or changed).
+ */
+const SENT_PLACES_KEY = 'moneySentPlaces';
 const DOCUMENT_DIGEST_FIELD = 'ref_document_sha256';
 
 interface SentCreate {
@@ -58,18 +64,43 @@ function withDocument(stored: IDataObject, fresh: IDataObject): IDataObject | un
 	return { ...stored, payment_reference: Object.fromEntries(entries) as IDataObject };
 }
 
-export type ResendBody = { body: IDataObject; resend: boolean } | { documentChanged: true };
+export type MovementChange = ReturnType<typeof movementChanges>[number];
+
+export type ResendBody =
+	| { body: IDataObject; resend: boolean }
+	| { documentChanged: true }
+	/** The API accepted another movement under this key: the row was paid with other values. */
+	| { paidWith: IDataObject; changes: MovementChange[] };
+
+function objectIn(nodeContext: IDataObject, name: string): IDataObject {
+	const existing = nodeContext[name];
+	if (existing && typeof existing === 'object' && !Array.isArray(existing)) return existing as IDataObject;
+	const created: IDataObject = {};
+	nodeContext[name] = created;
+	return created;
+}
 
 export class SentCreates {
-	private constructor(private readonly byKey: IDataObject) {}
+	private constructor(
+		private readonly byKey: IDataObject,
+		private readonly byPlace: IDataObject,
+	) {}
 
 	static of(context: IExecuteFunctions): SentCreates {
 		const nodeContext = context.getContext('node');
-		const existing = nodeContext[SENT_CREATES_KEY];
-		if (existing && typeof existing === 'object' && !Array.isArray(existing)) return new SentCreates(existing as IDataObject);
-		const created: IDataObject = {};
-		nodeContext[SENT_CREATES_KEY] = created;
-		return new SentCreates(created);
+		return new SentCreates(objectIn(nodeContext, SENT_CREATES_KEY), objectIn(nodeContext, SENT_PLACES_KEY));
+	}
+
+	/** The key the row at this place was sent under earlier in this execution, when the API holds it or may. */
+	keySentFrom(place: string): string | undefined {
+		const key = this.byPlace[place];
+		const entry = typeof key === 'string' ? this.entry(key) : undefined;
+		return entry && (entry.accepted || entry.uncertain) ? (key as string) : undefined;
+	}
+
+	/** The body kept under a key (the document by its digest). */
+	keptBody(key: string): IDataObject | undefined {
+		return this.entry(key)?.body;
 	}
 
 	has(key: string): boolean {
@@ -87,22 +118,31 @@ export class SentCreates {
 
 	/**
 	 * The body to send under `key`: the one first sent under it when it moves the same money as the
-	 * current item's, else the current one (a Business Reference now sent with another amount: the API
-	 * is to say IDEMPOTENCY_CONFLICT). `documentChanged` when the first send carried another document.
+	 * current item's. When the money differs: `paidWith` if the API accepted the first (the row was
+	 * paid; sending other values would be refused, IDEMPOTENCY_CONFLICT, and is not tried), else the
+	 * current body (the API holds the first or nothing, and says which). `documentChanged` when the
+	 * first send carried another document.
 	 */
 	bodyFor(resource: TransactionResource, key: string, fresh: IDataObject): ResendBody {
 		const earlier = this.entry(key);
+		if (earlier && earlier.accepted && !sameMovement(resource, earlier.body, fresh)) {
+			return { paidWith: earlier.body, changes: movementChanges(resource, earlier.body, fresh) };
+		}
 		if (!earlier || !sameMovement(resource, earlier.body, fresh)) return { body: fresh, resend: false };
 		const body = withDocument(earlier.body, fresh);
 		return body ? { body, resend: true } : { documentChanged: true };
 	}
 
-	/** Called before each request: the body goes out, its answer may be lost. */
-	remember(key: string, body: IDataObject): void {
+	/**
+	 * Called before each request: the body goes out, its answer may be lost. Another body under a
+	 * key whose first went unanswered stays uncertain: the API may hold the first.
+	 */
+	remember(key: string, body: IDataObject, place?: string): void {
 		const earlier = this.entry(key);
 		const stored = storedForm(body);
 		const same = earlier !== undefined && JSON.stringify(earlier.body) === JSON.stringify(stored);
-		this.byKey[key] = same ? earlier : { body: stored };
+		this.byKey[key] = same ? earlier : { body: stored, ...(earlier?.uncertain ? { uncertain: true as const } : {}) };
+		if (place !== undefined) this.byPlace[place] = key;
 	}
 
 	accepted(key: string): void {

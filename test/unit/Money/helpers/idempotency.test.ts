@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 
-import { deriveIdempotencyKey, type IdempotencyScope, movementOf, stableStringify, uuidFromText } from '../../../../nodes/Money/helpers/idempotency';
+import { deriveIdempotencyKey, type IdempotencyScope, movementChanges, movementOf, stableStringify, uuidFromText } from '../../../../nodes/Money/helpers/idempotency';
 
 const UUID_V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -57,6 +57,29 @@ describe('idempotency keys (D4)', () => {
 		['account number', { body: { ...body, account_number: 'WAL-2' } }],
 	])('changes with the %s', (_name, change) => {
 		expect(deriveIdempotencyKey({ ...scope, ...change })).not.toBe(deriveIdempotencyKey(scope));
+	});
+
+	describe('runs anchored by this version (derivation 3)', () => {
+		const placed: IdempotencyScope = { ...scope, derivation: 3 };
+
+		it('depends on the anchor, node, run, item and resource only: a row keeps its key whatever its values become', () => {
+			const key = deriveIdempotencyKey(placed);
+			expect(key).toMatch(UUID_V5);
+			expect(key).toBe(uuidFromText(stableStringify(['n8n-nodes-money/idempotency/v3', 'run', 'payout', 'exec-1', 'node-1', 0, 0])));
+			const otherValues = { ...body, amount: 5001, account_number: 'WAL-2', beneficiary_account_type: 'Client', channel: 'platform', message: 'Run 42' };
+			expect(deriveIdempotencyKey({ ...placed, body: otherValues })).toBe(key);
+			for (const change of [{ runAnchor: 'exec-2' }, { runIndex: 1 }, { nodeId: 'node-2' }, { itemIndex: 1 }, { resource: 'charge' as const }]) {
+				expect(deriveIdempotencyKey({ ...placed, ...change })).not.toBe(key);
+			}
+			expect([deriveIdempotencyKey({ ...placed, derivation: 2 }), deriveIdempotencyKey({ ...placed, derivation: 1 })]).not.toContain(key);
+		});
+
+		it('lists the fields of the movement that changed, by their API names', () => {
+			expect(movementChanges('charge', { amount: 1, payer_identifier: { identifier: 'GM-1', type: 'gm_account' } }, { amount: 1, payer_identifier: { identifier: 'GM-2', type: 'gm_account' }, payer_account_type: 'Client', message: 'x' })).toEqual([
+				{ field: 'payer_identifier', before: { identifier: 'GM-1', type: 'gm_account' }, now: { identifier: 'GM-2', type: 'gm_account' } },
+				{ field: 'payer_account_type', before: null, now: 'Client' },
+			]);
+		});
 	});
 
 	it('names the party by the resource: payer for a charge, beneficiary for a payout', () => {

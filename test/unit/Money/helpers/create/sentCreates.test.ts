@@ -85,6 +85,48 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		expect(SentCreates.of(afterRetry(context)).isAccepted('k1')).toBe(true);
 	});
 
+	it('does not send other values under the key of a row the API accepted: it names what changed', () => {
+		const context = contextWith();
+		const sent = SentCreates.of(context);
+		sent.remember('k1', first, '0:0');
+		sent.accepted('k1');
+		const otherWallet = { ...retried, account_number: 'WAL-XOF-2', amount: 5500 };
+		expect(SentCreates.of(afterRetry(context)).bodyFor('payout', 'k1', otherWallet)).toEqual({
+			paidWith: expect.objectContaining({ amount: 5000 }),
+			changes: [
+				{ field: 'amount', before: 5000, now: 5500 },
+				{ field: 'account_number', before: null, now: 'WAL-XOF-2' },
+			],
+		});
+	});
+
+	it('keeps the key each row was sent under, by its place, while the API holds it or may', () => {
+		const context = contextWith();
+		const sent = SentCreates.of(context);
+		sent.remember('k1', first, '0:0');
+		sent.accepted('k1');
+		sent.remember('k2', first, '0:1');
+		sent.failed('k2', undefined, true, undefined);
+		sent.remember('k3', first, '0:2');
+		sent.failed('k3', 402, false, undefined);
+		sent.remember('k4', first, '1:0');
+		sent.failed('k4', 409, false, undefined);
+		const later = SentCreates.of(afterRetry(context));
+		expect(['0:0', '0:1', '0:2', '1:0', '2:0'].map((place) => later.keySentFrom(place))).toEqual(['k1', 'k2', undefined, undefined, undefined]);
+		expect(later.keptBody('k1')).toEqual(expect.objectContaining({ amount: 5000 }));
+	});
+
+	it('keeps a key whose first send went unanswered uncertain when another body goes out under it', () => {
+		const context = contextWith();
+		const sent = SentCreates.of(context);
+		sent.remember('k1', first, '0:0');
+		sent.failed('k1', undefined, true, undefined);
+		const later = SentCreates.of(afterRetry(context));
+		later.remember('k1', { ...first, amount: 5001 }, '0:0');
+		later.failed('k1', 402, false, undefined);
+		expect(later.keySentFrom('0:0')).toBe('k1');
+	});
+
 	it('puts the earlier entry back after IDEMPOTENCY_CONFLICT', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
