@@ -45,7 +45,7 @@ describe('fault injection', () => {
 
 	it('404 answers a read as a lagging replica would (the transaction exists), then normal service', async () => {
 		const created = await api.call('POST', '/money/v1/charge', { body: chargeBody() });
-		const reference = created.json.data.reference;
+		const reference = created.json.reference;
 		await sandbox.control.addFault({ route: 'get_money_v1_charge_reference', kind: '404', count: 1 });
 		const lagging = await api.call('GET', `/money/v1/charge/${reference}`);
 		expect(lagging.status).toBe(404);
