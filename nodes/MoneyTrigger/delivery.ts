@@ -13,13 +13,14 @@ import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workfl
  *
  * An accepted event commits when n8n saves the static data of its request, which n8n 2.41 does
  * only after the execution exists and before it answers; or, if no save came, when n8n answered
- * 2xx. A non-2xx answer drops it.
+ * 2xx. A non-2xx answer drops it. n8n ends every response, also one whose sender went away (the
+ * answer is then lost, but Node still emits `prefinish`): that is when the outcome is known. Once
+ * n8n wrote the event's execution, the claim is held until that answer however long n8n takes
+ * (an execution may wait minutes for a free slot before n8n answers: N8N_CONCURRENCY_PRODUCTION_LIMIT).
  */
 
-/** The longest a claim is held without any news of its request. */
+/** The longest a claim is held before n8n writes the event's execution, without an answer. */
 const HOLD_MS = 10 * 60_000;
-/** How long n8n may still take to start an execution after the sender went away. */
-const AFTER_CLOSE_MS = 60_000;
 
 const claims = new EventClaims(EVENT_ID_HARD_CAP);
 
@@ -95,11 +96,14 @@ export class Delivery {
 	accept(context: IWebhookFunctions, item: IDataObject): INodeExecutionData[][] {
 		this.markForSave();
 		const [execution] = context.helpers.returnJsonArray([item]);
-		const markForSave = () => this.markForSave();
+		const written = () => {
+			if (this.state === 'open') claims.holdUntilReleased(this.keys);
+			this.markForSave();
+		};
 		Object.defineProperty(execution, 'toJSON', {
 			enumerable: false,
 			value(this: INodeExecutionData) {
-				markForSave();
+				written();
 				return { ...this };
 			},
 		});
@@ -110,16 +114,12 @@ export class Delivery {
 		if (this.global) this.global[MEMORY_KEY] = this.memory.storedForm(() => this.commit());
 	}
 
+	/** The outcome is n8n's answer: `prefinish` comes when the response is ended, sender there or not. */
 	private watch(context: IWebhookFunctions): void {
 		const res = context.getResponseObject();
-		let finished = false;
-		res.once('finish', () => {
-			finished = true;
+		res.once('prefinish', () => {
 			if (res.statusCode >= 200 && res.statusCode < 300) this.commit();
 			else this.release();
-		});
-		res.once('close', () => {
-			if (!finished && this.state === 'open') claims.expireBy(this.keys, Date.now() + AFTER_CLOSE_MS);
 		});
 	}
 }

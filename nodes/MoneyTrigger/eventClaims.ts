@@ -5,8 +5,8 @@
  * (docs/webhook-memory.md). A claim ends when its delivery's outcome is known: the event is then in
  * the node's memory, or it was refused and its retry is processed like a first delivery.
  *
- * A claim whose request went away before n8n answered it (the sender timed out) cannot learn that
- * n8n failed to start the execution: it expires instead. Claims cannot see other processes (several
+ * A claim expires if n8n neither answers nor writes the event's execution in time; once the
+ * execution is written it lasts until n8n answers. Claims cannot see other processes (several
  * webhook processes in queue mode).
  */
 export class EventClaims {
@@ -27,12 +27,9 @@ export class EventClaims {
 		return true;
 	}
 
-	/** Lets the claims end at `atMs` at the latest (their request is gone, the outcome unknown). */
-	expireBy(keys: readonly string[], atMs: number): void {
-		for (const key of keys) {
-			const expiresAt = this.claims.get(key);
-			if (expiresAt !== undefined && expiresAt > atMs) this.claims.set(key, atMs);
-		}
+	/** Keeps the claims until they are released (their event's execution exists: n8n will answer). */
+	holdUntilReleased(keys: readonly string[]): void {
+		for (const key of keys) if (this.claims.has(key)) this.claims.set(key, Number.POSITIVE_INFINITY);
 	}
 
 	release(keys: readonly string[]): void {

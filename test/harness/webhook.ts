@@ -72,8 +72,8 @@ export interface HarnessRequest {
 
 /**
  * The parts of an express Response a webhook node may use, over any sink; like Node's response it
- * emits `finish` when the answer is written and `close` after (or `close` alone when the sender went
- * away first).
+ * emits `prefinish` when the answer is ended (whether or not the sender is still there), `finish`
+ * when it is written and `close` after (or `close` alone when the sender went away first).
  */
 export class ResponseAdapter extends EventEmitter {
 	statusCode = 200;
@@ -122,6 +122,8 @@ export class ResponseAdapter extends EventEmitter {
 		if (chunk !== undefined) this.body += Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
 		this.finished = true;
 		this.headersSent = true;
+		// Node's response emits `prefinish` when the answer is ended, also after the sender went away.
+		this.emit('prefinish');
 		if (this.sink && !this.sink.writableEnded) {
 			this.sink.writeHead(this.statusCode, this.headers);
 			this.sink.end(this.body);
@@ -225,6 +227,11 @@ export class WebhookHarness {
 	failNextRuns = 0;
 	/** Time n8n takes to write and start an execution (a slow database). */
 	slowRunMs = 0;
+	/**
+	 * Time a written execution waits for a free slot before n8n answers (N8N_CONCURRENCY_PRODUCTION_LIMIT:
+	 * ActiveExecutions.add awaits the concurrency queue after it created the execution).
+	 */
+	capacityWaitMs = 0;
 	/** A database round trip when n8n reads the workflow row for a request and writes static data. */
 	dbLatencyMs = 0;
 	private server?: Server;
@@ -459,6 +466,7 @@ export class WebhookHarness {
 			buildWorkflow(this.engine, { nodes: this.nodes, connections: this.connections, staticData: workflow.staticData, id: this.workflowId });
 			if (this.slowRunMs > 0) await sleep(this.slowRunMs);
 			JSON.stringify({ executionData: { nodeExecutionStack: [{ data: { main: [items] } }] } });
+			if (this.capacityWaitMs > 0) await sleep(this.capacityWaitMs);
 			if (this.failNextRuns > 0) {
 				// The execution could not be written (SQLite's write lock timed out): n8n answers an error.
 				this.failNextRuns--;

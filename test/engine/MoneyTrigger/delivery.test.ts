@@ -12,6 +12,14 @@ import { startTestSandbox } from '../../sandbox/helpers';
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error('The condition was not met in time');
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
+
 describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () => {
 	let engine: Engine;
 	let sandbox: Sandbox;
@@ -122,6 +130,26 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_sender_gone']);
 		expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
 		expect(harness.rememberedIds().has('evt_sender_gone')).toBe(true);
+	});
+
+	it('holds the claim of an event whose written execution waits for a free slot long after its sender gave up: the retries never run it twice', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 1500;
+		const body = event('evt_throttled');
+		await expect(post(harness, body, AbortSignal.timeout(200))).rejects.toThrow();
+		await new Promise((resolve) => setTimeout(resolve, 200)); // n8n sees the connection close
+		// More than a minute passes (the concurrency queue is long) before the execution gets its slot.
+		const realNow = Date.now.bind(Date);
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 61_000);
+		try {
+			const retry = await post(harness, body, AbortSignal.timeout(5000));
+			expect(retry.status).toBe(409);
+			await until(() => harness.executions.length > 0);
+			expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
+			expect(ran(harness)).toEqual(['evt_throttled']);
+		} finally {
+			clock.mockRestore();
+		}
 	});
 
 	it('keeps test events (Listen for test event) apart: nothing saved, a test event does not block its production delivery', async () => {

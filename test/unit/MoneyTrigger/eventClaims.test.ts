@@ -25,14 +25,14 @@ describe('EventClaims: the deliveries this process is handling now', () => {
 		expect(claims.take(['k'], 10_001, 10_000)).toBe(true);
 	});
 
-	it('shortens a hold whose request went away, never lengthens one', () => {
+	it('holds a claim whose execution exists until it is released, past any hold', () => {
 		const claims = new EventClaims(100);
 		claims.take(['k'], 0, 600_000);
-		claims.expireBy(['k'], 60_000);
-		expect(claims.take(['k'], 59_999, 1)).toBe(false);
-		expect(claims.take(['k'], 60_000, 10)).toBe(true);
-		claims.expireBy(['k'], 999_999);
-		expect(claims.take(['k'], 60_010, 10)).toBe(true);
+		claims.holdUntilReleased(['k', 'never-taken']);
+		expect(claims.take(['k'], 10 * 600_000, 1)).toBe(false);
+		expect(claims.size).toBe(1);
+		claims.release(['k']);
+		expect(claims.take(['k'], 10 * 600_000, 1)).toBe(true);
 	});
 
 	it('stays within its capacity: expired claims make room, live ones are never dropped', () => {
