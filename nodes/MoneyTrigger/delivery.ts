@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { unixSeconds } from '../../credentials/signing/signature';
-import { EVENT_ID_HARD_CAP } from '../events/memory';
+import { EVENT_ID_HARD_CAP, EVENT_ID_RETENTION_SECONDS } from '../events/memory';
 import { EventClaims } from './eventClaims';
 import type { NodeMemory } from './memory/nodeMemory';
 import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workflowMemory';
@@ -15,18 +15,26 @@ import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workfl
  * only after the execution exists and before it answers; or, if no save came, when n8n answered
  * 2xx. A non-2xx answer drops it. n8n ends every response, also one whose sender went away (the
  * answer is then lost, but Node still emits `prefinish`): that is when the outcome is known. Once
- * n8n wrote the event's execution, the claim is held until that answer however long n8n takes
- * (an execution may wait minutes for a free slot before n8n answers: N8N_CONCURRENCY_PRODUCTION_LIMIT).
+ * n8n wrote the event's execution, the claim is held until that answer (up to a day) however long
+ * n8n takes (an execution may wait minutes for a free slot before n8n answers:
+ * N8N_CONCURRENCY_PRODUCTION_LIMIT).
  */
 
 /** The longest a claim is held before n8n writes the event's execution, without an answer. */
 const HOLD_MS = 10 * 60_000;
+/**
+ * The longest a claim is held once the execution is written, without an answer: n8n 2.41 never
+ * answers a request whose execution was stopped while it waited for a slot (ConcurrencyQueue.remove).
+ */
+const WRITTEN_HOLD_MS = EVENT_ID_RETENTION_SECONDS * 1000;
 
 const claims = new EventClaims(EVENT_ID_HARD_CAP);
 
 export class Delivery {
 	private state: 'open' | 'committed' | 'dropped' = 'open';
 	private status?: { key: string; value: string };
+	/** The sender went away before n8n answered: it never sees the 2xx, and will send the event again. */
+	private senderGone = false;
 
 	private constructor(
 		private readonly keys: string[],
@@ -52,7 +60,10 @@ export class Delivery {
 			memory.absorb(global[MEMORY_KEY]);
 			absorbLegacy(memory, nodeId, context.getWorkflowStaticData('node'));
 		}
-		if (memory.node(nodeId).has(eventId)) return 'duplicate';
+		if (memory.node(nodeId).has(eventId)) {
+			watchDuplicateAnswer(context, memory.node(nodeId), eventId);
+			return 'duplicate';
+		}
 		const keys = [`${scope}:${nodeId}:event:${eventId}`];
 		if (reference) keys.push(`${scope}:${nodeId}:reference:${reference}`);
 		if (!claims.take(keys, Date.now(), HOLD_MS)) return 'in-flight';
@@ -71,6 +82,7 @@ export class Delivery {
 		if (this.state !== 'open') return;
 		this.state = 'committed';
 		this.node.record(this.eventId, unixSeconds(), this.status);
+		if (this.senderGone) this.node.expectRetry(this.eventId);
 		claims.release(this.keys);
 	}
 
@@ -97,7 +109,7 @@ export class Delivery {
 		this.markForSave();
 		const [execution] = context.helpers.returnJsonArray([item]);
 		const written = () => {
-			if (this.state === 'open') claims.holdUntilReleased(this.keys);
+			if (this.state === 'open') claims.extend(this.keys, Date.now() + WRITTEN_HOLD_MS);
 			this.markForSave();
 		};
 		Object.defineProperty(execution, 'toJSON', {
@@ -117,11 +129,23 @@ export class Delivery {
 	/** The outcome is n8n's answer: `prefinish` comes when the response is ended, sender there or not. */
 	private watch(context: IWebhookFunctions): void {
 		const res = context.getResponseObject();
+		let answered = false;
+		res.once('close', () => {
+			if (!answered) this.senderGone = true;
+		});
 		res.once('prefinish', () => {
-			if (res.statusCode >= 200 && res.statusCode < 300) this.commit();
-			else this.release();
+			answered = true;
+			if (res.statusCode < 200 || res.statusCode >= 300) return this.release();
+			this.commit();
+			if (this.senderGone) this.node.expectRetry(this.eventId);
 		});
 	}
+}
+
+/** A sender retrying an event whose first answer it never saw: once this duplicate answer is sent, it has its 2xx. */
+function watchDuplicateAnswer(context: IWebhookFunctions, node: NodeMemory, eventId: string): void {
+	if (!node.isRetryExpected(eventId)) return;
+	context.getResponseObject().once('finish', () => node.retryAnswered(eventId));
 }
 
 /** Memory kept by earlier versions of the trigger in the node's own static data: taken in, then removed. */

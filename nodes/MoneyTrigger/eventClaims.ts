@@ -6,7 +6,7 @@
  * the node's memory, or it was refused and its retry is processed like a first delivery.
  *
  * A claim expires if n8n neither answers nor writes the event's execution in time; once the
- * execution is written it lasts until n8n answers. Claims cannot see other processes (several
+ * execution is written it lasts until n8n answers, up to a day. Claims cannot see other processes (several
  * webhook processes in queue mode).
  */
 export class EventClaims {
@@ -27,9 +27,9 @@ export class EventClaims {
 		return true;
 	}
 
-	/** Keeps the claims until they are released (their event's execution exists: n8n will answer). */
-	holdUntilReleased(keys: readonly string[]): void {
-		for (const key of keys) if (this.claims.has(key)) this.claims.set(key, Number.POSITIVE_INFINITY);
+	/** Holds the claims still held until `atMs` (their event's execution exists: n8n will answer). */
+	extend(keys: readonly string[], atMs: number): void {
+		for (const key of keys) if (this.claims.has(key)) this.claims.set(key, atMs);
 	}
 
 	release(keys: readonly string[]): void {

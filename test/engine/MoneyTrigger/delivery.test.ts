@@ -1,6 +1,6 @@
 import { signWebhook } from '../../../sandbox/domain/webhooks';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../../harness/engine';
-import { postRaw, WebhookHarness } from '../../harness/webhook';
+import { harnessRequest, postRaw, WebhookHarness } from '../../harness/webhook';
 import type { Sandbox } from '../../../sandbox';
 import { startTestSandbox } from '../../sandbox/helpers';
 
@@ -147,6 +147,31 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 			await until(() => harness.executions.length > 0);
 			expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
 			expect(ran(harness)).toEqual(['evt_throttled']);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('keeps the id of an event whose sender never saw the answer past the 2,000-id soft cap: its retry 15 minutes and 2,000 events later is a duplicate', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 400;
+		const body = event('evt_unanswered');
+		await expect(post(harness, body, AbortSignal.timeout(100))).rejects.toThrow();
+		await until(() => harness.executions.length === 1);
+		harness.capacityWaitMs = 0;
+		const realNow = Date.now.bind(Date);
+		let offsetMs = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+		try {
+			offsetMs = 15 * 60_000;
+			for (let index = 0; index < 2000; index++) {
+				const other = event(`evt_traffic_${index}`);
+				const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, other, nowSeconds());
+				expect((await harness.deliver(harnessRequest(harness.url, headers, Buffer.from(other)))).status).toBe(200);
+			}
+			const retry = await post(harness, body);
+			expect(ran(harness).filter((id) => id === 'evt_unanswered')).toHaveLength(1);
+			expect(JSON.parse(retry.body)).toEqual({ received: true, ignored: 'duplicate-event' });
 		} finally {
 			clock.mockRestore();
 		}

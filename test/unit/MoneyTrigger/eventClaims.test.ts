@@ -25,14 +25,15 @@ describe('EventClaims: the deliveries this process is handling now', () => {
 		expect(claims.take(['k'], 10_001, 10_000)).toBe(true);
 	});
 
-	it('holds a claim whose execution exists until it is released, past any hold', () => {
+	it('extends a claim still held (its execution exists), and takes none it does not hold', () => {
 		const claims = new EventClaims(100);
 		claims.take(['k'], 0, 600_000);
-		claims.holdUntilReleased(['k', 'never-taken']);
-		expect(claims.take(['k'], 10 * 600_000, 1)).toBe(false);
+		claims.extend(['k', 'never-taken'], 86_400_000);
+		expect(claims.take(['k'], 86_399_999, 1)).toBe(false);
 		expect(claims.size).toBe(1);
+		expect(claims.take(['k'], 86_400_000, 1)).toBe(true);
 		claims.release(['k']);
-		expect(claims.take(['k'], 10 * 600_000, 1)).toBe(true);
+		expect(claims.take(['k'], 86_400_001, 1)).toBe(true);
 	});
 
 	it('stays within its capacity: expired claims make room, live ones are never dropped', () => {
