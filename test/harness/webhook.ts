@@ -307,9 +307,13 @@ export class WebhookHarness {
 		return description;
 	}
 
-	/** Path n8n registers for the production webhook: /webhook/<webhookId>/<path>. */
+	/** Path n8n serves the webhook on: /webhook/<webhookId>/<path>, the Test URL /webhook-test/<webhookId>/<path>. */
 	get webhookPath(): string {
-		return `${this.options.mountPrefix ?? ''}/webhook/${this.node.webhookId}/${this.webhookDescription.path}`;
+		return `${this.options.mountPrefix ?? ''}/${this.endpoint}/${this.node.webhookId}/${this.webhookDescription.path}`;
+	}
+
+	private get endpoint(): string {
+		return this.options.testMode ? 'webhook-test' : 'webhook';
 	}
 
 	get url(): string {
@@ -363,7 +367,10 @@ export class WebhookHarness {
 		const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 		const additionalData = additionalDataFor(this.engine, hooks, executionId);
 		const publicBase = this.options.publicWebhookBaseUrl ?? (this.origin ? `${this.origin}${this.options.mountPrefix ?? ''}/webhook` : undefined);
-		if (publicBase) additionalData.webhookBaseUrl = publicBase;
+		if (publicBase) {
+			additionalData.webhookBaseUrl = publicBase;
+			additionalData.webhookTestBaseUrl = publicBase.replace(/\/webhook$/, '/webhook-test');
+		}
 		return additionalData;
 	}
 
@@ -376,6 +383,7 @@ export class WebhookHarness {
 			workflowId: this.workflow.id,
 			workflowExecuteAdditionalData: additionalData,
 			webhookId: this.node.webhookId,
+			isTest: this.options.testMode === true,
 		};
 	}
 

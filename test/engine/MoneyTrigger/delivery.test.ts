@@ -177,6 +177,16 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		}
 	});
 
+	it('refuses a delivery signed for the Production URL at the Test URL: a captured production event replayed while someone listens for a test event does not run', async () => {
+		const production = await open();
+		const listener = await open(production.testListener());
+		const body = event('evt_replayed_to_test');
+		const signedForProduction = signWebhook({ url: production.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, body, nowSeconds());
+		expect((await postRaw(production.url, signedForProduction, body)).status).toBe(200);
+		expect((await postRaw(listener.url, signedForProduction, body)).status).toBe(401);
+		expect(ran(listener)).toEqual([]);
+	});
+
 	it('keeps test events (Listen for test event) apart: nothing saved, a test event does not block its production delivery', async () => {
 		const production = await open();
 		const listener = await open(production.testListener());
