@@ -33,11 +33,15 @@ const claims = new EventClaims(EVENT_ID_HARD_CAP);
 export class Delivery {
 	private state: 'open' | 'committed' | 'dropped' = 'open';
 	private status?: { key: string; value: string };
+	/** The status the reference had before this event's execution was written and took it on. */
+	private statusBefore?: { value: string | undefined };
+	private written = false;
 	/** The sender went away before n8n answered: it never sees the 2xx, and will send the event again. */
 	private senderGone = false;
 
 	private constructor(
-		private readonly keys: string[],
+		private readonly eventKey: string,
+		private readonly referenceKey: string | undefined,
 		readonly memory: WorkflowMemory,
 		readonly node: NodeMemory,
 		private readonly eventId: string,
@@ -64,12 +68,15 @@ export class Delivery {
 			watchDuplicateAnswer(context, memory.node(nodeId), eventId);
 			return 'duplicate';
 		}
-		const keys = [`${scope}:${nodeId}:event:${eventId}`];
-		if (reference) keys.push(`${scope}:${nodeId}:reference:${reference}`);
-		if (!claims.take(keys, Date.now(), HOLD_MS)) return 'in-flight';
-		const delivery = new Delivery(keys, memory, memory.node(nodeId), eventId, global);
+		const referenceClaim = reference ? `${scope}:${nodeId}:reference:${reference}` : undefined;
+		const delivery = new Delivery(`${scope}:${nodeId}:event:${eventId}`, referenceClaim, memory, memory.node(nodeId), eventId, global);
+		if (!claims.take(delivery, delivery.keys, Date.now(), HOLD_MS)) return 'in-flight';
 		delivery.watch(context);
 		return delivery;
+	}
+
+	private get keys(): string[] {
+		return this.referenceKey ? [this.eventKey, this.referenceKey] : [this.eventKey];
 	}
 
 	/** The status this event moves its reference to, recorded when it commits. */
@@ -83,14 +90,15 @@ export class Delivery {
 		this.state = 'committed';
 		this.node.record(this.eventId, unixSeconds(), this.status);
 		if (this.senderGone) this.node.expectRetry(this.eventId);
-		claims.release(this.keys);
+		claims.release(this, this.keys);
 	}
 
 	/** Nothing to remember (refused, or a duplicate): the claim ends, a retry is a first delivery. */
 	release(): void {
 		if (this.state !== 'open') return;
 		this.state = 'dropped';
-		claims.release(this.keys);
+		if (this.status && this.statusBefore) this.node.restoreStatus(this.status.key, this.status.value, this.statusBefore.value);
+		claims.release(this, this.keys);
 	}
 
 	/** Answered 200 without a run (duplicate status, filtered, ...): committed, and saved with the answer. */
@@ -109,7 +117,7 @@ export class Delivery {
 		this.markForSave();
 		const [execution] = context.helpers.returnJsonArray([item]);
 		const written = () => {
-			if (this.state === 'open') claims.extend(this.keys, Date.now() + WRITTEN_HOLD_MS);
+			if (this.state === 'open') this.executionWritten();
 			this.markForSave();
 		};
 		Object.defineProperty(execution, 'toJSON', {
@@ -120,6 +128,20 @@ export class Delivery {
 			},
 		});
 		return [[execution]];
+	}
+
+	/**
+	 * n8n is writing the event's execution; it may still wait long for a free slot before it
+	 * answers. The event stays claimed until that answer. Its transaction need not wait: the status
+	 * the event brings is taken on now (and given back if n8n answers an error), so the next event of
+	 * that transaction is judged against it.
+	 */
+	private executionWritten(): void {
+		if (this.written) return;
+		this.written = true;
+		claims.extend(this, [this.eventKey], Date.now() + WRITTEN_HOLD_MS);
+		if (this.status) this.statusBefore = { value: this.node.advanceStatus(this.status.key, this.status.value) };
+		if (this.referenceKey) claims.release(this, [this.referenceKey]);
 	}
 
 	private markForSave(): void {

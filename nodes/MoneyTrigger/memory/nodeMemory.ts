@@ -79,13 +79,29 @@ export class NodeMemory {
 		return this.events.size < this.caps.hard;
 	}
 
-	/** Records an accepted event (and the status it moved its reference to). */
+	/** Records an accepted event (and the status it moved its reference to, unless the reference moved past it). */
 	record(id: string, nowSeconds: number, status?: { key: string; value: string }): void {
 		if (!this.events.has(id)) {
 			this.events.set(id, nowSeconds);
 			this.stored = undefined;
 		}
-		if (status) this.setStatus(status.key, status.value);
+		if (status) this.advanceStatus(status.key, status.value);
+	}
+
+	/** Moves a reference to `value` if that is a step forward; returns the status it had. */
+	advanceStatus(key: string, value: string): string | undefined {
+		const known = this.statuses.get(key);
+		const verdict = judgeTransition(known, value);
+		if (verdict === 'new' || verdict === 'advance') this.setStatus(key, value);
+		return known;
+	}
+
+	/** Gives a reference back the status it had, if it still has the one an event that did not run brought. */
+	restoreStatus(key: string, value: string, before: string | undefined): void {
+		if (this.statuses.get(key) !== value) return;
+		if (before === undefined) this.statuses.delete(key);
+		else this.statuses.set(key, before);
+		this.stored = undefined;
 	}
 
 	/** The sender of this accepted event never got the answer: it will deliver it again. */

@@ -76,6 +76,15 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_unstarted']);
 	});
 
+	it('gives its transaction back the status it had when n8n could not start an event it had begun writing: the retry is judged afresh', async () => {
+		const harness = await open();
+		harness.failNextRuns = 1;
+		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBeGreaterThanOrEqual(500);
+		expect((await post(harness, event('evt_unwritten_pending', 'chg_unwritten', 'PENDING'))).status).toBe(200);
+		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBe(200);
+		expect(ran(harness)).toEqual(['evt_unwritten_pending', 'evt_unwritten_completed']);
+	});
+
 	it('saves every id of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
 		const harness = await open();
 		harness.dbLatencyMs = 20;
@@ -119,6 +128,20 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const stale = await post(harness, event('evt_ref_pending', 'chg_ref', 'PENDING'));
 		expect(JSON.parse(stale.body)).toEqual({ received: true, ignored: 'stale-status' });
 		expect(ran(harness)).toEqual(['evt_ref_completed']);
+	});
+
+	it('lets another event of the transaction go on once the first one\'s execution is written (it may wait long for a slot), judged against the status the first brings', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 1500;
+		const pending = post(harness, event('evt_ref_slot_pending', 'chg_ref_slot', 'PENDING'));
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const completed = await post(harness, event('evt_ref_slot_completed', 'chg_ref_slot'), AbortSignal.timeout(5000));
+		expect(completed.status).toBe(200);
+		expect((await pending).status).toBe(200);
+		harness.capacityWaitMs = 0;
+		const late = await post(harness, event('evt_ref_slot_late_pending', 'chg_ref_slot', 'PENDING'));
+		expect(JSON.parse(late.body)).toEqual({ received: true, ignored: 'stale-status' });
+		expect(ran(harness).sort()).toEqual(['evt_ref_slot_completed', 'evt_ref_slot_pending']);
 	});
 
 	it('remembers an event n8n started although the sender had given up waiting: its retry is a duplicate', async () => {
