@@ -33,6 +33,7 @@ import * as retryChanges from '../test/e2e/retry-changes';
 import * as subWorkflows from '../test/e2e/sub-workflows';
 import * as triggerConfirm from '../test/e2e/trigger-confirm';
 import * as triggerLoad from '../test/e2e/trigger-load';
+import * as triggerThrottle from '../test/e2e/trigger-throttle';
 import * as triggerMemory from '../test/e2e/trigger-memory';
 import * as version2 from '../test/e2e/version2';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
@@ -56,7 +57,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
 /**
  * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.
@@ -119,11 +120,11 @@ async function main(): Promise<number> {
 				say(`# ${line}`);
 			},
 			/** Stop n8n (kill -9 with `kill`) and start it again on the same port and database. */
-			async restartN8n({ kill = false } = {}) {
+			async restartN8n({ kill = false, env }: { kill?: boolean; env?: Record<string, string> } = {}) {
 				const old = resources.n8n as rt.N8nHandle;
 				if (kill) await old.kill();
 				else await old.stop();
-				resources.n8n = await rt.startN8n({ userFolder, owner: OWNER, port: old.port });
+				resources.n8n = await rt.startN8n({ userFolder, owner: OWNER, port: old.port, env });
 				const restarted = resources.n8n;
 				ctx.n8n = restarted;
 				ctx.session = await rt.login(restarted.url, OWNER.email, OWNER.password);

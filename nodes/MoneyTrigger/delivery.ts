@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import { unixSeconds } from '../../credentials/signing/signature';
-import { EVENT_ID_HARD_CAP } from '../events/memory';
+import { EVENT_ID_HARD_CAP, EVENT_ID_RETENTION_SECONDS } from '../events/memory';
 import { EventClaims } from './eventClaims';
 import type { NodeMemory } from './memory/nodeMemory';
 import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workflowMemory';
@@ -13,22 +13,35 @@ import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workfl
  *
  * An accepted event commits when n8n saves the static data of its request, which n8n 2.41 does
  * only after the execution exists and before it answers; or, if no save came, when n8n answered
- * 2xx. A non-2xx answer drops it.
+ * 2xx. A non-2xx answer drops it. n8n ends every response, also one whose sender went away (the
+ * answer is then lost, but Node still emits `prefinish`): that is when the outcome is known. Once
+ * n8n wrote the event's execution, the claim is held until that answer (up to a day) however long
+ * n8n takes (an execution may wait minutes for a free slot before n8n answers:
+ * N8N_CONCURRENCY_PRODUCTION_LIMIT).
  */
 
-/** The longest a claim is held without any news of its request. */
+/** The longest a claim is held before n8n writes the event's execution, without an answer. */
 const HOLD_MS = 10 * 60_000;
-/** How long n8n may still take to start an execution after the sender went away. */
-const AFTER_CLOSE_MS = 60_000;
+/**
+ * The longest a claim is held once the execution is written, without an answer: n8n 2.41 never
+ * answers a request whose execution was stopped while it waited for a slot (ConcurrencyQueue.remove).
+ */
+const WRITTEN_HOLD_MS = EVENT_ID_RETENTION_SECONDS * 1000;
 
 const claims = new EventClaims(EVENT_ID_HARD_CAP);
 
 export class Delivery {
 	private state: 'open' | 'committed' | 'dropped' = 'open';
 	private status?: { key: string; value: string };
+	/** The status the reference had before this event's execution was written and took it on. */
+	private statusBefore?: { value: string | undefined };
+	private written = false;
+	/** The sender went away before n8n answered: it never sees the 2xx, and will send the event again. */
+	private senderGone = false;
 
 	private constructor(
-		private readonly keys: string[],
+		private readonly eventKey: string,
+		private readonly referenceKey: string | undefined,
 		readonly memory: WorkflowMemory,
 		readonly node: NodeMemory,
 		private readonly eventId: string,
@@ -51,13 +64,19 @@ export class Delivery {
 			memory.absorb(global[MEMORY_KEY]);
 			absorbLegacy(memory, nodeId, context.getWorkflowStaticData('node'));
 		}
-		if (memory.node(nodeId).has(eventId)) return 'duplicate';
-		const keys = [`${scope}:${nodeId}:event:${eventId}`];
-		if (reference) keys.push(`${scope}:${nodeId}:reference:${reference}`);
-		if (!claims.take(keys, Date.now(), HOLD_MS)) return 'in-flight';
-		const delivery = new Delivery(keys, memory, memory.node(nodeId), eventId, global);
+		if (memory.node(nodeId).has(eventId)) {
+			watchDuplicateAnswer(context, memory.node(nodeId), eventId);
+			return 'duplicate';
+		}
+		const referenceClaim = reference ? `${scope}:${nodeId}:reference:${reference}` : undefined;
+		const delivery = new Delivery(`${scope}:${nodeId}:event:${eventId}`, referenceClaim, memory, memory.node(nodeId), eventId, global);
+		if (!claims.take(delivery, delivery.keys, Date.now(), HOLD_MS)) return 'in-flight';
 		delivery.watch(context);
 		return delivery;
+	}
+
+	private get keys(): string[] {
+		return this.referenceKey ? [this.eventKey, this.referenceKey] : [this.eventKey];
 	}
 
 	/** The status this event moves its reference to, recorded when it commits. */
@@ -70,14 +89,16 @@ export class Delivery {
 		if (this.state !== 'open') return;
 		this.state = 'committed';
 		this.node.record(this.eventId, unixSeconds(), this.status);
-		claims.release(this.keys);
+		if (this.senderGone) this.node.expectRetry(this.eventId);
+		claims.release(this, this.keys);
 	}
 
 	/** Nothing to remember (refused, or a duplicate): the claim ends, a retry is a first delivery. */
 	release(): void {
 		if (this.state !== 'open') return;
 		this.state = 'dropped';
-		claims.release(this.keys);
+		if (this.status && this.statusBefore) this.node.restoreStatus(this.status.key, this.status.value, this.statusBefore.value);
+		claims.release(this, this.keys);
 	}
 
 	/** Answered 200 without a run (duplicate status, filtered, ...): committed, and saved with the answer. */
@@ -95,33 +116,58 @@ export class Delivery {
 	accept(context: IWebhookFunctions, item: IDataObject): INodeExecutionData[][] {
 		this.markForSave();
 		const [execution] = context.helpers.returnJsonArray([item]);
-		const markForSave = () => this.markForSave();
+		const written = () => {
+			if (this.state === 'open') this.executionWritten();
+			this.markForSave();
+		};
 		Object.defineProperty(execution, 'toJSON', {
 			enumerable: false,
 			value(this: INodeExecutionData) {
-				markForSave();
+				written();
 				return { ...this };
 			},
 		});
 		return [[execution]];
 	}
 
+	/**
+	 * n8n is writing the event's execution; it may still wait long for a free slot before it
+	 * answers. The event stays claimed until that answer. Its transaction need not wait: the status
+	 * the event brings is taken on now (and given back if n8n answers an error), so the next event of
+	 * that transaction is judged against it.
+	 */
+	private executionWritten(): void {
+		if (this.written) return;
+		this.written = true;
+		claims.extend(this, [this.eventKey], Date.now() + WRITTEN_HOLD_MS);
+		if (this.status) this.statusBefore = { value: this.node.advanceStatus(this.status.key, this.status.value) };
+		if (this.referenceKey) claims.release(this, [this.referenceKey]);
+	}
+
 	private markForSave(): void {
 		if (this.global) this.global[MEMORY_KEY] = this.memory.storedForm(() => this.commit());
 	}
 
+	/** The outcome is n8n's answer: `prefinish` comes when the response is ended, sender there or not. */
 	private watch(context: IWebhookFunctions): void {
 		const res = context.getResponseObject();
-		let finished = false;
-		res.once('finish', () => {
-			finished = true;
-			if (res.statusCode >= 200 && res.statusCode < 300) this.commit();
-			else this.release();
-		});
+		let answered = false;
 		res.once('close', () => {
-			if (!finished && this.state === 'open') claims.expireBy(this.keys, Date.now() + AFTER_CLOSE_MS);
+			if (!answered) this.senderGone = true;
+		});
+		res.once('prefinish', () => {
+			answered = true;
+			if (res.statusCode < 200 || res.statusCode >= 300) return this.release();
+			this.commit();
+			if (this.senderGone) this.node.expectRetry(this.eventId);
 		});
 	}
+}
+
+/** A sender retrying an event whose first answer it never saw: once this duplicate answer is sent, it has its 2xx. */
+function watchDuplicateAnswer(context: IWebhookFunctions, node: NodeMemory, eventId: string): void {
+	if (!node.isRetryExpected(eventId)) return;
+	context.getResponseObject().once('finish', () => node.retryAnswered(eventId));
 }
 
 /** Memory kept by earlier versions of the trigger in the node's own static data: taken in, then removed. */

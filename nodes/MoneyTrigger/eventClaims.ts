@@ -2,41 +2,42 @@
  * Which deliveries this n8n process is handling right now, by event id and by reference: taken
  * synchronously, before any `await`, so of two deliveries of one event (or two events of one
  * transaction) only one goes on at a time; the other is asked to come back later
- * (docs/webhook-memory.md). A claim ends when its delivery's outcome is known: the event is then in
- * the node's memory, or it was refused and its retry is processed like a first delivery.
+ * (docs/webhook-memory.md). A claim ends when its delivery lets it go: the event is then in the
+ * node's memory, or it was refused and its retry is processed like a first delivery.
  *
- * A claim whose request went away before n8n answered it (the sender timed out) cannot learn that
- * n8n failed to start the execution: it expires instead. Claims cannot see other processes (several
- * webhook processes in queue mode).
+ * A claim expires if its delivery neither ends nor extends it in time; a delivery lets go only of
+ * the claims it still holds (one that expired may have been taken by another delivery since).
+ * Claims cannot see other processes (several webhook processes in queue mode).
  */
 export class EventClaims {
-	/** Key → the time (ms) its claim expires. */
-	private readonly claims = new Map<string, number>();
+	/** Key → who holds it, and the time (ms) its claim expires. */
+	private readonly claims = new Map<string, { owner: object; expiresAt: number }>();
 
 	constructor(private readonly capacity: number) {}
 
-	/** Takes every key, or none when one of them is held: true when the delivery may go on. */
-	take(keys: readonly string[], nowMs: number, holdMs: number): boolean {
+	/** Takes every key for `owner`, or none when one of them is held: true when the delivery may go on. */
+	take(owner: object, keys: readonly string[], nowMs: number, holdMs: number): boolean {
 		for (const key of keys) {
-			const expiresAt = this.claims.get(key);
-			if (expiresAt !== undefined && expiresAt > nowMs) return false;
+			const claim = this.claims.get(key);
+			if (claim !== undefined && claim.expiresAt > nowMs) return false;
 		}
 		if (this.claims.size + keys.length > this.capacity) this.evictExpired(nowMs);
 		if (this.claims.size + keys.length > this.capacity) return false;
-		for (const key of keys) this.claims.set(key, nowMs + holdMs);
+		for (const key of keys) this.claims.set(key, { owner, expiresAt: nowMs + holdMs });
 		return true;
 	}
 
-	/** Lets the claims end at `atMs` at the latest (their request is gone, the outcome unknown). */
-	expireBy(keys: readonly string[], atMs: number): void {
+	/** Holds the keys `owner` still holds until `atMs`. */
+	extend(owner: object, keys: readonly string[], atMs: number): void {
 		for (const key of keys) {
-			const expiresAt = this.claims.get(key);
-			if (expiresAt !== undefined && expiresAt > atMs) this.claims.set(key, atMs);
+			const claim = this.claims.get(key);
+			if (claim?.owner === owner) claim.expiresAt = atMs;
 		}
 	}
 
-	release(keys: readonly string[]): void {
-		for (const key of keys) this.claims.delete(key);
+	/** Lets go of the keys `owner` still holds. */
+	release(owner: object, keys: readonly string[]): void {
+		for (const key of keys) if (this.claims.get(key)?.owner === owner) this.claims.delete(key);
 	}
 
 	get size(): number {
@@ -44,6 +45,6 @@ export class EventClaims {
 	}
 
 	private evictExpired(nowMs: number): void {
-		for (const [key, expiresAt] of this.claims) if (expiresAt <= nowMs) this.claims.delete(key);
+		for (const [key, claim] of this.claims) if (claim.expiresAt <= nowMs) this.claims.delete(key);
 	}
 }

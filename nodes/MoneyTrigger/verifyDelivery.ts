@@ -16,6 +16,18 @@ export type Verified = { ok: true; rawBody: Buffer } | { ok: false; status: numb
 /** The trigger's one webhook (its description's `webhooks[0].name`). */
 export const WEBHOOK_NAME = 'default';
 
+/**
+ * The public URL of the endpoint the request arrived on. `getNodeWebhookUrl` is always the
+ * Production URL, also for a delivery to the Test URL: as a candidate there, it let a delivery
+ * signed for the Production URL (a captured one, replayed within the timestamp tolerance) run
+ * again as a test event. n8n 1.x has no `getWebhookResourceUrl`: a test delivery is then checked
+ * against the path it arrived on (or the Signed Path) only.
+ */
+function servedWebhookUrl(context: IWebhookFunctions): string | undefined {
+	if (context.getMode() !== 'manual') return context.getNodeWebhookUrl(WEBHOOK_NAME);
+	return typeof context.getWebhookResourceUrl === 'function' ? context.getWebhookResourceUrl(WEBHOOK_NAME) : undefined;
+}
+
 export async function verifyDelivery(context: IWebhookFunctions): Promise<Verified> {
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const scheme = (options.signatureScheme as WebhookSchemeSetting | undefined) ?? 'either';
@@ -51,7 +63,7 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 			signedPaths: signedPathCandidates({
 				override: typeof options.signedPath === 'string' ? options.signedPath : undefined,
 				requestUrl: req.originalUrl ?? req.url,
-				publicWebhookUrl: context.getNodeWebhookUrl(WEBHOOK_NAME),
+				publicWebhookUrl: servedWebhookUrl(context),
 			}),
 		});
 	let verification = verify(secret.secret);

@@ -34,8 +34,8 @@ export interface E2eContext {
 	sandbox: { info: SandboxInfo; control: SandboxControlClient };
 	/** A line for the run's report (figures a check measured). */
 	note(line: string): void;
-	/** Stop n8n (kill -9 with `kill`) and start it again on the same port and database. */
-	restartN8n(opts?: { kill?: boolean }): Promise<void>;
+	/** Stop n8n (kill -9 with `kill`) and start it again on the same port and database (with `env` added to its settings until the next restart). */
+	restartN8n(opts?: { kill?: boolean; env?: Record<string, string> }): Promise<void>;
 	/** The output items of a node in an execution read with its data. */
 	output(execution: Execution | undefined, nodeName: string, selector?: OutputSelector): Json[] | undefined;
 	/** Run a workflow with `n8n execute`, then read its execution from the public API. */

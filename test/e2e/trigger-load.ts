@@ -145,7 +145,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: `Money Trigger: a stream of ${RESTART_EVENTS} events through an n8n restart, the sender retrying: every event runs exactly once`,
+			name: `Money Trigger: a stream of ${RESTART_EVENTS} events through an n8n restart, the sender retrying: every event runs, exactly once unless n8n answered it 500 after writing its execution`,
 			async fn() {
 				await ctx.api.activateWorkflow(ids.restart);
 				await waitRegistered(url(hooks.restart));
@@ -165,9 +165,16 @@ export function build(ctx: E2eContext): CasePart {
 				const sent = await sending;
 				const list = await settle(ids.restart, RESTART_EVENTS, 20_000);
 				const figures = verdict(events, sent, list);
-				ctx.note(`Money Trigger stream through a restart: ${JSON.stringify(figures)}`);
+				// n8n 2.41 can answer 500 after it wrote an execution (marking it running failed while it
+				// shut down), or stop before it answers, and then runs that execution when it starts again
+				// (it runs every execution left 'new'): the sender's retry ran too.
+				// That is n8n's (docs/webhook-memory.md, what it cannot promise): reported, and only those.
+				const answeredError = new Set(sent.attempts.filter((attempt) => attempt.status === null || attempt.status >= 500).map((attempt) => attempt.id));
+				const twice = [...runsPerEvent(list)].filter(([, count]) => count > 1).map(([id]) => id);
+				const twiceUnexplained = twice.filter((id) => !answeredError.has(id));
+				ctx.note(`Money Trigger stream through a restart: ${JSON.stringify({ ...figures, ranTwiceAfterAnErrorOrNoAnswer: twice.length - twiceUnexplained.length })}`);
 				assert.equal(figures.acknowledged, RESTART_EVENTS, `events never acknowledged: ${JSON.stringify(figures)}`);
-				assert.equal(figures.ranTwice, 0, `events ran twice: ${JSON.stringify(figures)}`);
+				assert.deepEqual(twiceUnexplained, [], `events ran twice although every delivery was answered 2xx or 4xx: ${JSON.stringify(figures)}`);
 				// n8n 1.x answers an event before it creates its execution, and keeps taking webhooks while
 				// it waits for executions to end, until it is killed: events answered then are lost there,
 				// for n8n's own Webhook node too (docs/webhook-memory.md). Reported, not asserted.

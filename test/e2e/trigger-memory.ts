@@ -28,6 +28,20 @@ export function build(ctx: E2eContext): CasePart {
 			node.set('Received', { reference: '={{ $json.reference || ($json.data && $json.data.reference) }}' }, { includeOtherFields: true }),
 		]),
 	];
+	/** A workflow whose Code node writes the workflow's static data (a run counter). */
+	const codeId = 'e2eTriggerMemoryCode';
+	const codeWebhookId = webhookIdFor('e2e trigger memory code');
+	workflows.push(
+		chain(codeId, 'e2e money trigger memory, a Code node writing static data', [
+			node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ALL_STATUSES }), { webhookId: codeWebhookId }),
+			{
+				name: 'Count Runs',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: { jsCode: "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();" },
+			},
+		]),
+	);
 	const url = () => `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;
 	const run = crypto.randomBytes(3).toString('hex');
 	let serial = 0;
@@ -136,6 +150,33 @@ export function build(ctx: E2eContext): CasePart {
 				const list = await settle(count + 1);
 				assert.equal(list.length, count + 1, `after restart: ${received(list).map((item) => item.reference).join(', ')}`);
 				count = list.length;
+			},
+		},
+		{
+			name: 'Money Trigger with a Code node that writes the workflow\'s static data: an event redelivered after a restart runs again (docs/webhook-memory.md, what it cannot promise)',
+			async fn() {
+				const codeUrl = `${ctx.n8n.url}/webhook/${codeWebhookId}/${MONEY_TRIGGER_PATH}`;
+				await ctx.api.activateWorkflow(codeId);
+				await control.setWebhook(codeUrl);
+				const lone = event(`CH-${run}-code`, 'COMPLETED');
+				try {
+					await deliver(lone);
+					await ctx.api.waitForExecutions(codeId, (list) => list.length >= 1 && list.every((execution) => execution.status === 'success'), { timeoutMs: 60_000 });
+					await sleep(2000); // the execution's own static-data save comes after it finished
+					const stored = await ctx.api.getWorkflow(codeId);
+					const saved = storedEventIds(stored.staticData).has(lone.id);
+					await ctx.restartN8n();
+					await control.setWebhook(codeUrl);
+					await deliver(lone);
+					await sleep(3000);
+					const runs = (await ctx.api.listExecutions({ workflowId: codeId, includeData: false, limit: 100 })).length;
+					ctx.note(`Code node writing static data: the event's id ${saved ? 'was' : 'was not'} in the stored memory when its execution ended (runs counter ${JSON.stringify((stored.staticData as { global?: { runs?: unknown } } | undefined)?.global?.runs)}); redelivered after a restart it ran ${runs} times`);
+					assert.equal(saved, false, 'the execution no longer overwrites the memory: update docs/webhook-memory.md');
+					assert.equal(runs, 2, `the event ran ${runs} times`);
+				} finally {
+					await ctx.api.deactivateWorkflow(codeId).catch(() => undefined);
+					await control.setWebhook(url());
+				}
 			},
 		},
 		{

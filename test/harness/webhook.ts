@@ -72,8 +72,8 @@ export interface HarnessRequest {
 
 /**
  * The parts of an express Response a webhook node may use, over any sink; like Node's response it
- * emits `finish` when the answer is written and `close` after (or `close` alone when the sender went
- * away first).
+ * emits `prefinish` when the answer is ended (whether or not the sender is still there), `finish`
+ * when it is written and `close` after (or `close` alone when the sender went away first).
  */
 export class ResponseAdapter extends EventEmitter {
 	statusCode = 200;
@@ -122,6 +122,8 @@ export class ResponseAdapter extends EventEmitter {
 		if (chunk !== undefined) this.body += Buffer.isBuffer(chunk) ? chunk.toString('utf8') : chunk;
 		this.finished = true;
 		this.headersSent = true;
+		// Node's response emits `prefinish` when the answer is ended, also after the sender went away.
+		this.emit('prefinish');
 		if (this.sink && !this.sink.writableEnded) {
 			this.sink.writeHead(this.statusCode, this.headers);
 			this.sink.end(this.body);
@@ -225,6 +227,11 @@ export class WebhookHarness {
 	failNextRuns = 0;
 	/** Time n8n takes to write and start an execution (a slow database). */
 	slowRunMs = 0;
+	/**
+	 * Time a written execution waits for a free slot before n8n answers (N8N_CONCURRENCY_PRODUCTION_LIMIT:
+	 * ActiveExecutions.add awaits the concurrency queue after it created the execution).
+	 */
+	capacityWaitMs = 0;
 	/** A database round trip when n8n reads the workflow row for a request and writes static data. */
 	dbLatencyMs = 0;
 	private server?: Server;
@@ -300,9 +307,13 @@ export class WebhookHarness {
 		return description;
 	}
 
-	/** Path n8n registers for the production webhook: /webhook/<webhookId>/<path>. */
+	/** Path n8n serves the webhook on: /webhook/<webhookId>/<path>, the Test URL /webhook-test/<webhookId>/<path>. */
 	get webhookPath(): string {
-		return `${this.options.mountPrefix ?? ''}/webhook/${this.node.webhookId}/${this.webhookDescription.path}`;
+		return `${this.options.mountPrefix ?? ''}/${this.endpoint}/${this.node.webhookId}/${this.webhookDescription.path}`;
+	}
+
+	private get endpoint(): string {
+		return this.options.testMode ? 'webhook-test' : 'webhook';
 	}
 
 	get url(): string {
@@ -356,7 +367,10 @@ export class WebhookHarness {
 		const hooks = new ExecutionLifecycleHooks(mode, executionId, workflowData);
 		const additionalData = additionalDataFor(this.engine, hooks, executionId);
 		const publicBase = this.options.publicWebhookBaseUrl ?? (this.origin ? `${this.origin}${this.options.mountPrefix ?? ''}/webhook` : undefined);
-		if (publicBase) additionalData.webhookBaseUrl = publicBase;
+		if (publicBase) {
+			additionalData.webhookBaseUrl = publicBase;
+			additionalData.webhookTestBaseUrl = publicBase.replace(/\/webhook$/, '/webhook-test');
+		}
 		return additionalData;
 	}
 
@@ -369,6 +383,7 @@ export class WebhookHarness {
 			workflowId: this.workflow.id,
 			workflowExecuteAdditionalData: additionalData,
 			webhookId: this.node.webhookId,
+			isTest: this.options.testMode === true,
 		};
 	}
 
@@ -459,6 +474,7 @@ export class WebhookHarness {
 			buildWorkflow(this.engine, { nodes: this.nodes, connections: this.connections, staticData: workflow.staticData, id: this.workflowId });
 			if (this.slowRunMs > 0) await sleep(this.slowRunMs);
 			JSON.stringify({ executionData: { nodeExecutionStack: [{ data: { main: [items] } }] } });
+			if (this.capacityWaitMs > 0) await sleep(this.capacityWaitMs);
 			if (this.failNextRuns > 0) {
 				// The execution could not be written (SQLite's write lock timed out): n8n answers an error.
 				this.failNextRuns--;

@@ -25,7 +25,7 @@ import { judgeTransition } from '../../events/statusOrder';
  * where an object with thousands of keys cost milliseconds (bench/README.md).
  */
 export interface StoredNodeMemory {
-	/** JSON of `[eventId, acceptedAtSecond][]`. */
+	/** JSON of `[eventId, acceptedAtSecond][]`; `[eventId, second, 1]` for an id whose sender will retry. */
 	events: string;
 	/** JSON of `[referenceKey, status][]`, least recently changed first. */
 	statuses: string;
@@ -45,6 +45,12 @@ export function referenceKey(resource: TransactionResource | null, reference: st
 
 export class NodeMemory {
 	private events = new Map<string, number>();
+	/**
+	 * Ids of events that ran although their sender never got the 2xx (it had timed out): it will
+	 * deliver them again, maybe much later, so they are kept past the soft cap until one of those
+	 * deliveries is answered, or for the retention.
+	 */
+	private readonly retryExpected = new Set<string>();
 	private readonly statuses = new Map<string, string>();
 	/** The stored form while nothing changed. */
 	private stored?: StoredNodeMemory;
@@ -73,13 +79,45 @@ export class NodeMemory {
 		return this.events.size < this.caps.hard;
 	}
 
-	/** Records an accepted event (and the status it moved its reference to). */
+	/** Records an accepted event (and the status it moved its reference to, unless the reference moved past it). */
 	record(id: string, nowSeconds: number, status?: { key: string; value: string }): void {
 		if (!this.events.has(id)) {
 			this.events.set(id, nowSeconds);
 			this.stored = undefined;
 		}
-		if (status) this.setStatus(status.key, status.value);
+		if (status) this.advanceStatus(status.key, status.value);
+	}
+
+	/** Moves a reference to `value` if that is a step forward; returns the status it had. */
+	advanceStatus(key: string, value: string): string | undefined {
+		const known = this.statuses.get(key);
+		const verdict = judgeTransition(known, value);
+		if (verdict === 'new' || verdict === 'advance') this.setStatus(key, value);
+		return known;
+	}
+
+	/** Gives a reference back the status it had, if it still has the one an event that did not run brought. */
+	restoreStatus(key: string, value: string, before: string | undefined): void {
+		if (this.statuses.get(key) !== value) return;
+		if (before === undefined) this.statuses.delete(key);
+		else this.statuses.set(key, before);
+		this.stored = undefined;
+	}
+
+	/** The sender of this accepted event never got the answer: it will deliver it again. */
+	expectRetry(id: string): void {
+		if (!this.events.has(id) || this.retryExpected.has(id)) return;
+		this.retryExpected.add(id);
+		this.stored = undefined;
+	}
+
+	isRetryExpected(id: string): boolean {
+		return this.retryExpected.has(id);
+	}
+
+	/** A delivery of this event was answered (a duplicate): the sender has its 2xx now. */
+	retryAnswered(id: string): void {
+		if (this.retryExpected.delete(id)) this.stored = undefined;
 	}
 
 	/**
@@ -91,9 +129,10 @@ export class NodeMemory {
 		if (!isPlainObject(stored)) return;
 		const events = typeof stored.events === 'string' ? pairs(stored.events) : legacyEvents(stored.seenEvents);
 		let added = false;
-		for (const [id, second] of events) {
+		for (const [id, second, retry] of events) {
 			if (typeof second !== 'number' || this.events.has(id)) continue;
 			this.events.set(id, second);
+			if (retry === 1) this.retryExpected.add(id);
 			added = true;
 		}
 		if (added) {
@@ -118,7 +157,10 @@ export class NodeMemory {
 	}
 
 	toStored(): StoredNodeMemory {
-		this.stored ??= { events: JSON.stringify([...this.events]), statuses: JSON.stringify([...this.statuses]) };
+		this.stored ??= {
+			events: JSON.stringify([...this.events].map(([id, second]) => (this.retryExpected.has(id) ? [id, second, 1] : [id, second]))),
+			statuses: JSON.stringify([...this.statuses]),
+		};
 		return this.stored;
 	}
 
@@ -136,20 +178,23 @@ export class NodeMemory {
 		}
 	}
 
+	/** Oldest first: ids past the retention; beyond the soft cap, ids past the replay window whose sender has its answer. */
 	private evict(nowSeconds: number): void {
 		for (const [id, second] of this.events) {
 			const age = nowSeconds - second;
 			const expired = age >= EVENT_ID_RETENTION_SECONDS;
+			if (!expired && this.retryExpected.has(id)) continue;
 			const evictable = this.events.size >= this.caps.soft && age > EVENT_ID_REPLAY_WINDOW_SECONDS;
 			if (!expired && !evictable) return;
 			this.events.delete(id);
+			this.retryExpected.delete(id);
 			this.stored = undefined;
 		}
 	}
 }
 
-/** `[key, value]` pairs from a stored JSON text; nothing from a text that is not one. */
-function pairs(text: string): Array<[string, unknown]> {
+/** `[key, value, ...]` pairs from a stored JSON text; nothing from a text that is not one. */
+function pairs(text: string): Array<[string, unknown, unknown?]> {
 	let parsed: unknown;
 	try {
 		parsed = JSON.parse(text);
@@ -157,7 +202,7 @@ function pairs(text: string): Array<[string, unknown]> {
 		return [];
 	}
 	if (!Array.isArray(parsed)) return [];
-	return parsed.filter((pair): pair is [string, unknown] => Array.isArray(pair) && typeof pair[0] === 'string');
+	return parsed.filter((pair): pair is [string, unknown, unknown?] => Array.isArray(pair) && typeof pair[0] === 'string');
 }
 
 /** `seenEvents` of the older form: `e:<id>` → second. */

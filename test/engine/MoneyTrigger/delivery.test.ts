@@ -1,6 +1,6 @@
 import { signWebhook } from '../../../sandbox/domain/webhooks';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../../harness/engine';
-import { postRaw, WebhookHarness } from '../../harness/webhook';
+import { harnessRequest, postRaw, WebhookHarness } from '../../harness/webhook';
 import type { Sandbox } from '../../../sandbox';
 import { startTestSandbox } from '../../sandbox/helpers';
 
@@ -11,6 +11,14 @@ import { startTestSandbox } from '../../sandbox/helpers';
  */
 
 const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!condition()) {
+		if (Date.now() > deadline) throw new Error('The condition was not met in time');
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+}
 
 describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () => {
 	let engine: Engine;
@@ -68,6 +76,15 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_unstarted']);
 	});
 
+	it('gives its transaction back the status it had when n8n could not start an event it had begun writing: the retry is judged afresh', async () => {
+		const harness = await open();
+		harness.failNextRuns = 1;
+		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBeGreaterThanOrEqual(500);
+		expect((await post(harness, event('evt_unwritten_pending', 'chg_unwritten', 'PENDING'))).status).toBe(200);
+		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBe(200);
+		expect(ran(harness)).toEqual(['evt_unwritten_pending', 'evt_unwritten_completed']);
+	});
+
 	it('saves every id of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
 		const harness = await open();
 		harness.dbLatencyMs = 20;
@@ -113,6 +130,20 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_ref_completed']);
 	});
 
+	it('lets another event of the transaction go on once the first one\'s execution is written (it may wait long for a slot), judged against the status the first brings', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 1500;
+		const pending = post(harness, event('evt_ref_slot_pending', 'chg_ref_slot', 'PENDING'));
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		const completed = await post(harness, event('evt_ref_slot_completed', 'chg_ref_slot'), AbortSignal.timeout(5000));
+		expect(completed.status).toBe(200);
+		expect((await pending).status).toBe(200);
+		harness.capacityWaitMs = 0;
+		const late = await post(harness, event('evt_ref_slot_late_pending', 'chg_ref_slot', 'PENDING'));
+		expect(JSON.parse(late.body)).toEqual({ received: true, ignored: 'stale-status' });
+		expect(ran(harness).sort()).toEqual(['evt_ref_slot_completed', 'evt_ref_slot_pending']);
+	});
+
 	it('remembers an event n8n started although the sender had given up waiting: its retry is a duplicate', async () => {
 		const harness = await open();
 		harness.slowRunMs = 500;
@@ -122,6 +153,61 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_sender_gone']);
 		expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
 		expect(harness.rememberedIds().has('evt_sender_gone')).toBe(true);
+	});
+
+	it('holds the claim of an event whose written execution waits for a free slot long after its sender gave up: the retries never run it twice', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 1500;
+		const body = event('evt_throttled');
+		await expect(post(harness, body, AbortSignal.timeout(200))).rejects.toThrow();
+		await new Promise((resolve) => setTimeout(resolve, 200)); // n8n sees the connection close
+		// More than a minute passes (the concurrency queue is long) before the execution gets its slot.
+		const realNow = Date.now.bind(Date);
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 61_000);
+		try {
+			const retry = await post(harness, body, AbortSignal.timeout(5000));
+			expect(retry.status).toBe(409);
+			await until(() => harness.executions.length > 0);
+			expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
+			expect(ran(harness)).toEqual(['evt_throttled']);
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('keeps the id of an event whose sender never saw the answer past the 2,000-id soft cap: its retry 15 minutes and 2,000 events later is a duplicate', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 400;
+		const body = event('evt_unanswered');
+		await expect(post(harness, body, AbortSignal.timeout(100))).rejects.toThrow();
+		await until(() => harness.executions.length === 1);
+		harness.capacityWaitMs = 0;
+		const realNow = Date.now.bind(Date);
+		let offsetMs = 0;
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+		try {
+			offsetMs = 15 * 60_000;
+			for (let index = 0; index < 2000; index++) {
+				const other = event(`evt_traffic_${index}`);
+				const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, other, nowSeconds());
+				expect((await harness.deliver(harnessRequest(harness.url, headers, Buffer.from(other)))).status).toBe(200);
+			}
+			const retry = await post(harness, body);
+			expect(ran(harness).filter((id) => id === 'evt_unanswered')).toHaveLength(1);
+			expect(JSON.parse(retry.body)).toEqual({ received: true, ignored: 'duplicate-event' });
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('refuses a delivery signed for the Production URL at the Test URL: a captured production event replayed while someone listens for a test event does not run', async () => {
+		const production = await open();
+		const listener = await open(production.testListener());
+		const body = event('evt_replayed_to_test');
+		const signedForProduction = signWebhook({ url: production.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, body, nowSeconds());
+		expect((await postRaw(production.url, signedForProduction, body)).status).toBe(200);
+		expect((await postRaw(listener.url, signedForProduction, body)).status).toBe(401);
+		expect(ran(listener)).toEqual([]);
 	});
 
 	it('keeps test events (Listen for test event) apart: nothing saved, a test event does not block its production delivery', async () => {

@@ -22,6 +22,28 @@ describe('NodeMemory: what one trigger node accepted', () => {
 		expect(memory.has('evt_4')).toBe(true);
 	});
 
+	it('keeps an id whose sender will retry past the soft cap until a retry is answered, and no longer than the retention', () => {
+		const memory = new NodeMemory({ soft: 2, hard: 10, references: 10 });
+		memory.record('evt_unanswered', T0);
+		memory.expectRetry('evt_unanswered');
+		memory.record('evt_answered', T0);
+		for (let index = 0; index < 3; index++) memory.record(`evt_later_${index}`, T0 + EVENT_ID_REPLAY_WINDOW_SECONDS + 10);
+		memory.hasRoom(T0 + EVENT_ID_REPLAY_WINDOW_SECONDS + 20);
+		expect(memory.has('evt_answered')).toBe(false);
+		expect(memory.has('evt_unanswered')).toBe(true);
+
+		const restored = new NodeMemory({ soft: 2, hard: 10, references: 10 });
+		restored.merge(memory.toStored());
+		expect(restored.isRetryExpected('evt_unanswered')).toBe(true);
+		restored.hasRoom(T0 + EVENT_ID_RETENTION_SECONDS);
+		expect(restored.has('evt_unanswered')).toBe(false);
+
+		memory.retryAnswered('evt_unanswered');
+		expect(JSON.parse(memory.toStored().events)).toContainEqual(['evt_unanswered', T0]);
+		memory.hasRoom(T0 + 2 * EVENT_ID_REPLAY_WINDOW_SECONDS + 20);
+		expect(memory.has('evt_unanswered')).toBe(false);
+	});
+
 	it('drops ids older than the retention', () => {
 		const memory = new NodeMemory();
 		memory.record('evt_old', T0);
