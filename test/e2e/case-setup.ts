@@ -119,9 +119,25 @@ export async function retryExecution(ctx: E2eContext, executionId: Execution['id
 
 /**
  * Amounts that identify one case file's rows in the shared ledger: from `base` plus a random
- * offset (runs on one sandbox never collide), each call 3 more than the last.
+ * offset, each call `step` more than the last and never an amount another row of the run has.
  */
-export function amountSequence(base: number): () => number {
+export function amountSequence(base: number, step = 3): () => number {
 	let next = base + crypto.randomInt(0, 1000) * 10;
-	return () => (next += 3);
+	return () => (next = uniqueAmount(next + step, step));
+}
+
+/**
+ * Amounts handed out in this e2e run. The checks find their rows in the one ledger by amount and
+ * count an amount found twice as a row paid twice, so no two rows of the run may share one: the
+ * sequences of different checks overlap (a payout of 89 255 XOF by one check read as a second
+ * payment of another's row).
+ */
+const handedOut = new Set<number>();
+
+/** `candidate`, or the first amount after it by `step` that no row of this run has been given. */
+export function uniqueAmount(candidate: number, step = 1): number {
+	let amount = candidate;
+	while (handedOut.has(amount)) amount += step;
+	handedOut.add(amount);
+	return amount;
 }

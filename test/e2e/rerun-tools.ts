@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { Execution, Json } from '../../scripts/n8n';
 import { moneyCredentialFor } from '../../sandbox/control/credential';
-import type { E2eContext } from './case-setup';
+import { amountSequence, type E2eContext } from './case-setup';
 import { CREDENTIAL_TYPE, TYPES, node, type CredentialRef, type WorkflowNode } from './workflows';
 
 /** A Set node holding the rows and a Split Out node making one item per row, as the examples do. */
@@ -24,8 +24,7 @@ export function rowNodes(rows: unknown[]): WorkflowNode[] {
 
 /** Distinct amounts from a random base, so a check finds its own payouts in the shared ledger. */
 export function amountSource(base: number): () => number {
-	let next = base + crypto.randomInt(0, 1000) * 10;
-	return () => (next += 7);
+	return amountSequence(base, 7);
 }
 
 /** A webhook trigger answering at once, with a random path (its URL: /webhook/<path>). */

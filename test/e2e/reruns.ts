@@ -10,7 +10,7 @@ import { strict as assert } from 'node:assert';
 import * as crypto from 'node:crypto';
 
 import type { Execution } from '../../scripts/n8n';
-import { BENEFICIARY, keyedWorkflows, OTHER_BENEFICIARY, PAYER, type CasePart, type Check, type E2eContext } from './case-setup';
+import { amountSequence, BENEFICIARY, keyedWorkflows, OTHER_BENEFICIARY, PAYER, type CasePart, type Check, type E2eContext, uniqueAmount } from './case-setup';
 import { outcomes, rerunTools, rowNodes } from './rerun-tools';
 import { money, node, type WorkflowNode } from './workflows';
 
@@ -26,11 +26,8 @@ export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
 	const { ids, wf } = keyedWorkflows('e2eRe');
 	// Amounts identify each check's rows in the shared ledger.
-	const amount = (() => {
-		let next = 61_000 + crypto.randomInt(0, 1000) * 10;
-		return () => (next += 7);
-	})();
-	const A = [amount(), amount(), 900_000];
+	const amount = amountSequence(61_000, 7);
+	const A = [amount(), amount(), uniqueAmount(900_000)];
 	const B = [amount(), amount(), amount()];
 	const C = amount();
 	const D = amount();

@@ -14,7 +14,7 @@ import * as fs from 'node:fs';
 
 import type { Json } from '../../scripts/n8n';
 import { occursIn } from '../harness/secrets';
-import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes } from './case-setup';
+import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes, uniqueAmount } from './case-setup';
 import { money, node, type WorkflowNode } from './workflows';
 
 const UNKNOWN_BENEFICIARY = 'GM-0404';
@@ -41,7 +41,7 @@ export function build(ctx: E2eContext): CasePart {
 	const N = sixRows();
 	const L = amount();
 	const R = amount();
-	const OVERDRAWING = 930_000 + crypto.randomInt(0, 1000);
+	const OVERDRAWING = uniqueAmount(930_000 + crypto.randomInt(0, 1000));
 	E[3] = OVERDRAWING;
 
 	const rows = (amounts: number[], identifierOf: (index: number) => string) =>

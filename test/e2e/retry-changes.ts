@@ -10,7 +10,7 @@ import { strict as assert } from 'node:assert';
 import * as crypto from 'node:crypto';
 
 import type { Json } from '../../scripts/n8n';
-import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes } from './case-setup';
+import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes, uniqueAmount } from './case-setup';
 import { money, node, type WorkflowNode } from './workflows';
 
 const PAY = 'Pay';
@@ -21,7 +21,7 @@ export function build(ctx: E2eContext): CasePart {
 	const amount = amountSequence(87_000);
 	const runs: Record<string, number[]> = {};
 	const payoutRun = (key: string, name: string) => {
-		const amounts = [amount(), amount(), amount(), 940_000 + crypto.randomInt(0, 1000)];
+		const amounts = [amount(), amount(), amount(), uniqueAmount(940_000 + crypto.randomInt(0, 1000))];
 		runs[key] = amounts;
 		const rows = amounts.map((value, index) => ({ amount: value, identifier: index % 2 ? OTHER_BENEFICIARY : BENEFICIARY, order: `chg-${key}-${value}` }));
 		const pay = node.money(PAY, money.create('payout', { amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', options: { maxRetries: 0 } }));

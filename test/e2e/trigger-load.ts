@@ -178,7 +178,16 @@ export function build(ctx: E2eContext): CasePart {
 				// n8n 1.x answers an event before it creates its execution, and keeps taking webhooks while
 				// it waits for executions to end, until it is killed: events answered then are lost there,
 				// for n8n's own Webhook node too (docs/webhook-memory.md). Reported, not asserted.
-				if (!n8nVersion().startsWith('1.')) assert.equal(figures.lost, 0, `${figures.lost} acknowledged events never ran: ${JSON.stringify(figures)}`);
+				// An execution running when n8n's shutdown ends (n8n's own grace period, or the test's
+				// SIGKILL 20 s after SIGTERM on a loaded machine) is marked crashed at the next start and
+				// not run again, whichever trigger started it: the event is in n8n's hands, shown as a
+				// crashed execution to retry (docs/webhook-memory.md). A crashed execution keeps no output
+				// to tell its event by, so each stands for at most one event that never ran; an
+				// acknowledged event beyond those has no execution at all and fails the check.
+				const crashed = list.filter((execution) => execution.status === 'crashed').length;
+				const withoutExecution = Math.max(0, figures.lost - crashed);
+				ctx.note(`Money Trigger stream through a restart: ${figures.lost} acknowledged events never ran, ${crashed} executions crashed by the stop`);
+				if (!n8nVersion().startsWith('1.')) assert.equal(withoutExecution, 0, `${withoutExecution} acknowledged events have no execution: ${JSON.stringify(figures)}`);
 			},
 		},
 	];

@@ -10,7 +10,7 @@
 import { strict as assert } from 'node:assert';
 import * as crypto from 'node:crypto';
 
-import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes } from './case-setup';
+import { amountSequence, BENEFICIARY, type CasePart, type Check, type E2eContext, keyedWorkflows, ledgerByAmount, OTHER_BENEFICIARY, retryExecution, rowNodes, uniqueAmount } from './case-setup';
 import { money, node, PACK, type WorkflowNode } from './workflows';
 
 const PAY = 'Pay';
@@ -23,7 +23,7 @@ export function build(ctx: E2eContext): CasePart {
 	const noReference = [amount(), amount()];
 	const optedOut = [amount(), amount()];
 	const referenced = Array.from({ length: 6 }, () => amount());
-	referenced[3] = 940_000 + crypto.randomInt(0, 1000);
+	referenced[3] = uniqueAmount(940_000 + crypto.randomInt(0, 1000));
 	const run = crypto.randomBytes(3).toString('hex');
 
 	const rows = (amounts: number[]) =>
