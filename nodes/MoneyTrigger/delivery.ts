@@ -50,7 +50,7 @@ export class Delivery {
 
 	/**
 	 * Claims the event (and its reference) for this request, unless the node's memory holds it
-	 * already or another delivery of it is in flight in this process. The memory loaded with the
+	 * already or another delivery of it is in flight in this n8n process; the memory loaded with the
 	 * request's static data (production only: n8n saves none in test) is taken in first.
 	 */
 	static claim(context: IWebhookFunctions, eventId: string, reference: string | null): Delivery | 'duplicate' | 'in-flight' {

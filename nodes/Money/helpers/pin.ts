@@ -61,7 +61,7 @@ export function encryptPin(pin: string, publicKeyPem: string, seed?: Buffer): st
 
 /**
  * The PIN as a create sends it under `idempotencyKey`: plain without a public key, else encrypted
- * with the seed derived from `seedSecret` (the credential's HMAC secret), the same in every process.
+ * with the seed derived from `seedSecret` (the credential's HMAC secret), the same in every n8n process and worker.
  * Without a secret the seed is random: still encrypted, but a resend from another process differs.
  */
 export function pinForRequest(pin: string, publicKeyPem: string | undefined, idempotencyKey: string, seedSecret: string | undefined): string {
