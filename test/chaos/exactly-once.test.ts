@@ -16,7 +16,6 @@ import {
 	runMoneyNode,
 	runWorkflow,
 } from '../harness/engine';
-import { SecretCapture } from './support/capture';
 import {
 	CHAOS_COUNT,
 	checkAgainstLedger,
@@ -24,7 +23,6 @@ import {
 	countNodeRuns,
 	CREATE_SLUG,
 	createParameters,
-	fixedSecrets,
 	injectCreateFaults,
 	itemsOf,
 	loadChaosEngine,
@@ -34,10 +32,11 @@ import {
 	RESOURCES,
 	type Resource,
 	START_BALANCE,
-	startChaosSandbox,
 	sum,
 } from './support/money';
-import { ChaosReport, type Figures } from './support/report';
+import { SecretCapture } from './support/capture';
+import type { Figures } from './support/report';
+import { chaosFile } from './support/suite';
 
 const BATCH = 100;
 const RETRY_ON_FAIL_BATCH = 10;
@@ -59,23 +58,10 @@ function reEvaluatedParameters(resource: Resource, options: IDataObject): INodeP
 	} as INodeParameters;
 }
 
-const report = new ChaosReport(`exactly once under faults (${CHAOS_COUNT} payouts + ${CHAOS_COUNT} charges per scenario)`);
-let current: Sandbox | undefined;
-const capture = new SecretCapture(() => {
-	if (!current) throw new Error('no sandbox');
-	return fixedSecrets(current);
-});
-
-beforeAll(() => capture.start());
-
-afterAll(() => {
-	capture.stop();
-	report.write();
-});
+const { report, capture, startSandbox } = chaosFile(`exactly once under faults (${CHAOS_COUNT} payouts + ${CHAOS_COUNT} charges per scenario)`);
 
 async function withWorld<T>(seed: number, body: (sb: Sandbox, engine: Engine) => Promise<T>): Promise<T> {
-	const sb = await startChaosSandbox(seed);
-	current = sb;
+	const sb = await startSandbox(seed);
 	try {
 		const engine = await loadChaosEngine(sb);
 		return await body(sb, engine);

@@ -1,13 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { LedgerTransaction, Sandbox } from '../../sandbox';
+import type { LedgerTransaction } from '../../sandbox';
 import { type Engine, runMoneyNode } from '../harness/engine';
-import { SecretCapture } from './support/capture';
 import {
 	CHAOS_COUNT,
 	chunk,
 	createParameters,
-	fixedSecrets,
 	injectCreateFaults,
 	itemsOf,
 	loadChaosEngine,
@@ -15,9 +13,8 @@ import {
 	outputsByItem,
 	RESOURCES,
 	type Resource,
-	startChaosSandbox,
 } from './support/money';
-import { ChaosReport } from './support/report';
+import { chaosFile } from './support/suite';
 
 /*
  * Executions stopped at random moments (the editor's Stop, `POST /rest/executions/:id/stop`) while
@@ -31,19 +28,7 @@ const NODE_RETRIES = { maxRetries: 10, retryBaseDelayMs: 1 };
 const CONTINUE = { onError: 'continueRegularOutput' as const };
 const SCENARIO_TIMEOUT = 15 * 60 * 1000;
 
-const report = new ChaosReport(`stopped runs under faults (${CHAOS_COUNT} payouts + ${CHAOS_COUNT} charges)`);
-let current: Sandbox | undefined;
-const capture = new SecretCapture(() => {
-	if (!current) throw new Error('no sandbox');
-	return fixedSecrets(current);
-});
-
-beforeAll(() => capture.start());
-
-afterAll(() => {
-	capture.stop();
-	report.write();
-});
+const { report, capture, startSandbox } = chaosFile(`stopped runs under faults (${CHAOS_COUNT} payouts + ${CHAOS_COUNT} charges)`);
 
 /** A seeded generator, so a failing moment can be played again. */
 function seeded(seed: number): () => number {
@@ -77,8 +62,7 @@ describe('chaos: a stopped execution moves no money it says it did not', () => {
 		'stopped at random moments, then run again with Business References: attempted: false is true, each order moves once',
 		async () => {
 			const started = Date.now();
-			const sb = await startChaosSandbox(704);
-			current = sb;
+			const sb = await startSandbox(704);
 			try {
 				const engine = await loadChaosEngine(sb);
 				await injectCreateFaults(sb);

@@ -130,6 +130,7 @@ export function build(ctx: E2eContext): CasePart {
 				const unsaved = events.filter((event) => !stored.has(event.id)).length;
 				const statuses = storedStatuses(staticData);
 				const statusesMissing = events.filter((event) => statuses.get(`charge:${event.reference}`) !== 'COMPLETED').length;
+				const saveFailures = (ctx.n8n.logs().match(/problem saving the workflow/g) || []).length;
 
 				await ctx.restartN8n();
 				for (const each of targets) await waitRegistered(each.url);
@@ -137,7 +138,7 @@ export function build(ctx: E2eContext): CasePart {
 				await sleep(5000);
 				const list = await settle(ids.burst, BURST_EVENTS, 20_000);
 				const figures = verdict(events, { ...again[0], acknowledged: new Map([...again[0].acknowledged, ...again[1].acknowledged]), attempts: [...again[0].attempts, ...again[1].attempts] }, list);
-				ctx.note(`Money Trigger burst: ${JSON.stringify({ ...figures, idsMissingFromMemoryBeforeRestart: unsaved, statusesMissing })}`);
+				ctx.note(`Money Trigger burst: ${JSON.stringify({ ...figures, idsMissingFromMemoryBeforeRestart: unsaved, statusesMissing, staticDataSaveFailures: saveFailures })}`);
 				// n8n 1.123 saves each request's copy before answering it, but on a loaded machine the
 				// saves of a burst can land out of order (1 of 150 ids missing in a run beside another
 				// n8n): a limit of 1.x, reported there (docs/webhook-memory.md); asserted on 2.x.
