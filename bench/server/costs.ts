@@ -22,7 +22,10 @@ export interface EventCosts {
 	isolatesBuilt: number;
 }
 
-/** Per-event counts from the n8n log written while `events` events were handled one at a time. */
+/**
+ * Per-event counts from the n8n log written while `events` events were handled one at a time.
+ * On Postgres, TypeORM names tables with their schema (`"public"."workflow_entity"`).
+ */
 export function costsFromLog(log: string, events: number): EventCosts {
 	const lines = log.split('\n');
 	const queries = lines.filter((line) => line.startsWith('query:') && !/query: (BEGIN|COMMIT|ROLLBACK|SELECT 1)/.test(line));
@@ -30,8 +33,8 @@ export function costsFromLog(log: string, events: number): EventCosts {
 	return {
 		queries: per(queries.length),
 		writes: per(queries.filter((line) => /query: (INSERT|UPDATE|DELETE)/.test(line)).length),
-		staticDataWrites: per(queries.filter((line) => /UPDATE "workflow_entity" SET "staticData"/.test(line)).length),
-		credentialReads: per(queries.filter((line) => /FROM "credentials_entity".*"CredentialsEntity"\."data"/.test(line)).length),
+		staticDataWrites: per(queries.filter((line) => /UPDATE (?:"\w+"\.)?"workflow_entity" SET "staticData"/.test(line)).length),
+		credentialReads: per(queries.filter((line) => /FROM (?:"\w+"\.)?"credentials_entity".*"CredentialsEntity"\."data"/.test(line)).length),
 		isolatesBuilt: per(lines.filter((line) => /\[IsolatedVmBridge\] (Runtime bundle loaded|Initialized synchronously)/.test(line)).length),
 	};
 }

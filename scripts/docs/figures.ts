@@ -6,6 +6,8 @@
  *                       :ratio the ratio; :base the baseline (value / ratio); :percent a share as %
  *   bench:date, bench:node   the date and Node of that run
  *   queue:NAME          a figure of bench/results/queue.json, named in QUEUE_FIGURES
+ *   server:NAME[:part]  a figure of bench/results/webhook-server.json, parts as for bench; server:date
+ *   server:count:DB:TRIGGER:FIELD   a per-event count of its counting run (`server:count:sqlite:money:queries`)
  *   n8n:LINE, n8n:LINE:date  the tested patch of an n8n line and its registry day (scripts/n8n/versions.ts)
  *
  * Blocks (whole tables) are named in tables.ts. A new bench figure needs no entry here; a new
@@ -24,8 +26,12 @@ export function fmt(n: number): string {
 }
 
 export function benchFigure(sources: Sources, name: string): BenchFigure {
-	const found = sources.bench.figures.find((f) => f.name === name);
-	if (!found) throw new Error(`bench/results/latest.json has no figure "${name}"`);
+	return findFigure(sources.bench.figures, 'bench/results/latest.json', name);
+}
+
+function findFigure(figures: BenchFigure[], file: string, name: string): BenchFigure {
+	const found = figures.find((f) => f.name === name);
+	if (!found) throw new Error(`${file} has no figure "${name}"`);
 	return found;
 }
 
@@ -36,7 +42,23 @@ export function withUnit(value: number, unit: string): string {
 function benchPart(sources: Sources, name: string, part: string | undefined): string {
 	if (name === 'date' && !part) return sources.bench.date;
 	if (name === 'node' && !part) return sources.bench.node;
-	const f = benchFigure(sources, name);
+	return figurePart(benchFigure(sources, name), 'bench', part);
+}
+
+function serverPart(sources: Sources, rest: string[]): string {
+	const [name, ...parts] = rest;
+	if (name === 'date' && parts.length === 0) return sources.server.date;
+	if (name === 'count' && parts.length === 3) {
+		const value = sources.server.counts[parts[0]]?.[parts[1]]?.[parts[2]];
+		if (typeof value !== 'number') throw new Error(`bench/results/webhook-server.json has no count ${parts.join(':')}`);
+		return fmt(value);
+	}
+	if (parts.length > 1) throw new Error(`unknown figure key "server:${rest.join(':')}"`);
+	return figurePart(findFigure(sources.server.figures, 'bench/results/webhook-server.json', name), 'server', parts[0]);
+}
+
+function figurePart(f: BenchFigure, source: string, part: string | undefined): string {
+	const name = `${source}:${f.name}`;
 	switch (part) {
 		case undefined:
 			return withUnit(f.value, f.unit);
@@ -47,15 +69,15 @@ function benchPart(sources: Sources, name: string, part: string | undefined): st
 		case 'full':
 			return `${withUnit(f.value, f.unit)} (${fmt(f.min)} .. ${fmt(f.max)})`;
 		case 'ratio':
-			if (f.ratio === null) throw new Error(`bench figure ${name} has no ratio`);
+			if (f.ratio === null) throw new Error(`${name} has no ratio`);
 			return fmt(f.ratio);
 		case 'base':
-			if (!f.ratio) throw new Error(`bench figure ${name} has no ratio`);
+			if (!f.ratio) throw new Error(`${name} has no ratio`);
 			return fmt(f.value / f.ratio);
 		case 'percent':
 			return `${Math.round(f.value * 100)}%`;
 		default:
-			throw new Error(`unknown part "${part}" of bench:${name}`);
+			throw new Error(`unknown part "${part}" of ${name}`);
 	}
 }
 
@@ -130,6 +152,7 @@ export const QUEUE_FIGURES: Record<string, (q: Record<string, any>) => string> =
 export function figure(sources: Sources, key: string): string {
 	const [source, name, part] = key.split(':');
 	if (source === 'bench' && name) return benchPart(sources, name, part);
+	if (source === 'server' && name) return serverPart(sources, key.split(':').slice(1));
 	if (source === 'queue' && name && !part) {
 		const resolve = QUEUE_FIGURES[name];
 		if (!resolve) throw new Error(`queue:${name} is not in QUEUE_FIGURES (scripts/docs/figures.ts)`);

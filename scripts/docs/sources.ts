@@ -25,6 +25,11 @@ export interface Sources {
 	bench: { figures: BenchFigure[]; date: string; node: string };
 	/** `npm run test:queue`'s full run: bench/results/queue.json. */
 	queue: Record<string, any>;
+	/**
+	 * `npm run bench:webhook-server`'s run (bench/results/webhook-server.json), with the figures of its
+	 * `--legacy-expressions` run (webhook-server-legacy-expressions.json; their names say so).
+	 */
+	server: { figures: BenchFigure[]; date: string; counts: Record<string, Record<string, Record<string, number>>> };
 }
 
 function readJson(file: string): any {
@@ -38,5 +43,12 @@ export function loadSources(): Sources {
 	return {
 		bench: { figures: readJson('bench/results/latest.json'), date: run[1], node: run[2] },
 		queue: readJson('bench/results/queue.json'),
+		server: serverResults(),
 	};
+}
+
+function serverResults(): Sources['server'] {
+	const run = readJson('bench/results/webhook-server.json');
+	const legacy = readJson('bench/results/webhook-server-legacy-expressions.json');
+	return { figures: [...run.figures, ...legacy.figures], date: String(run.date).slice(0, 10), counts: run.counts };
 }

@@ -34,6 +34,17 @@ describe('generated documentation (npm run docs): the figures and the options re
 		expect(after).toContain('<!--fig:queue:tokensPerRevocation-->42<!--/fig-->');
 		expect(after).toContain('| `per_call_vs_floor` | Money node Charge Get vs a bare keep-alive client, per call | 9.99 x (');
 	});
+
+	it('a changed result of bench:webhook-server changes the text: a figure and a per-event count', () => {
+		const sources = loadSources();
+		const doc = '<!--fig:server:webhook_ingestion_vs_webhook_node_sqlite_memory_fresh-->old<!--/fig--> <!--fig:server:count:postgres:money:isolatesBuilt-->old<!--/fig-->';
+		const changed = structuredClone(sources);
+		changed.server.figures.find((f) => f.name === 'webhook_ingestion_vs_webhook_node_sqlite_memory_fresh')!.value = 0.987;
+		changed.server.counts.postgres.money.isolatesBuilt = 7;
+		expect(render(doc, { figure: (key) => figure(changed, key), block: () => '' })).toBe(
+			'<!--fig:server:webhook_ingestion_vs_webhook_node_sqlite_memory_fresh-->0.987 x<!--/fig--> <!--fig:server:count:postgres:money:isolatesBuilt-->7<!--/fig-->',
+		);
+	});
 });
 
 describe('scripts/docs/markers.ts', () => {
@@ -55,5 +66,7 @@ describe('scripts/docs/markers.ts', () => {
 		expect(() => figure(sources, 'bench:no_such_figure')).toThrow('bench/results/latest.json has no figure "no_such_figure"');
 		expect(() => figure(sources, 'queue:noSuch')).toThrow('queue:noSuch is not in QUEUE_FIGURES');
 		expect(() => figure(sources, 'n8n:9.9.x')).toThrow('unknown figure key "n8n:9.9.x"');
+		expect(() => figure(sources, 'server:no_such_figure')).toThrow('bench/results/webhook-server.json has no figure "no_such_figure"');
+		expect(() => figure(sources, 'server:count:sqlite:money:nothing')).toThrow('has no count sqlite:money:nothing');
 	});
 });
