@@ -192,7 +192,7 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent, deli
 			return respond(context, { status: 503, error, retryLater: true });
 		}
 		if (outcome.kind === 'unknown') {
-			delivery.settle();
+			await delivery.settle();
 			return acknowledge('not-confirmed');
 		}
 		envelope = outcome.envelope;
@@ -204,7 +204,7 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent, deli
 	if (event.reference) {
 		const verdict = judgeTransition(delivery.node.status(resource, event.reference), status);
 		if (verdict === 'duplicate' || verdict === 'stale') {
-			delivery.settle();
+			await delivery.settle();
 			return acknowledge(verdict === 'duplicate' ? 'duplicate-status' : 'stale-status');
 		}
 		delivery.moveStatus(referenceKey(resource, event.reference), status);
@@ -226,8 +226,8 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent, deli
 		channels: asStringList(context.getNodeParameter('channels', [])),
 	};
 	if (!passesFilters(filters, item)) {
-		delivery.settle();
+		await delivery.settle();
 		return acknowledge('filtered');
 	}
-	return { workflowData: delivery.accept(context, item) };
+	return { workflowData: await delivery.accept(context, item) };
 }

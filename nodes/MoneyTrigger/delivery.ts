@@ -38,6 +38,8 @@ export class Delivery {
 	private written = false;
 	/** The sender went away before n8n answered: it never sees the 2xx, and will send the event again. */
 	private senderGone = false;
+	/** Ends this delivery's turn to have the static data saved (taken before it asks for a save). */
+	private releaseTurn?: () => void;
 
 	private constructor(
 		private readonly eventKey: string,
@@ -102,7 +104,8 @@ export class Delivery {
 	}
 
 	/** Answered 200 without a run (duplicate status, filtered, ...): committed, and saved with the answer. */
-	settle(): void {
+	async settle(): Promise<void> {
+		await this.takeSaveTurn();
 		this.commit();
 		this.markForSave();
 	}
@@ -113,7 +116,8 @@ export class Delivery {
 	 * n8n 2.41 cleared the mark while preparing the run, so n8n saves it before answering, and the
 	 * save commits the event.
 	 */
-	accept(context: IWebhookFunctions, item: IDataObject): INodeExecutionData[][] {
+	async accept(context: IWebhookFunctions, item: IDataObject): Promise<INodeExecutionData[][]> {
+		await this.takeSaveTurn();
 		this.markForSave();
 		const [execution] = context.helpers.returnJsonArray([item]);
 		const written = () => {
@@ -144,6 +148,15 @@ export class Delivery {
 		if (this.referenceKey) claims.release(this, [this.referenceKey]);
 	}
 
+	/**
+	 * Waits until the deliveries of this workflow that will save before this one were answered
+	 * (memory/saveTurns.ts), and holds the turn until this one is. Test deliveries save nothing.
+	 */
+	private async takeSaveTurn(): Promise<void> {
+		if (!this.global || this.releaseTurn) return;
+		this.releaseTurn = await this.memory.saveTurns.take();
+	}
+
 	private markForSave(): void {
 		if (this.global) this.global[MEMORY_KEY] = this.memory.storedForm(() => this.commit());
 	}
@@ -157,6 +170,7 @@ export class Delivery {
 		});
 		res.once('prefinish', () => {
 			answered = true;
+			this.releaseTurn?.();
 			if (res.statusCode < 200 || res.statusCode >= 300) return this.release();
 			this.commit();
 			if (this.senderGone) this.node.expectRetry(this.eventId);

@@ -234,6 +234,12 @@ export class WebhookHarness {
 	capacityWaitMs = 0;
 	/** A database round trip when n8n reads the workflow row for a request and writes static data. */
 	dbLatencyMs = 0;
+	/**
+	 * Up to this much more before a serialised save reaches the row, drawn per save: concurrent saves
+	 * then commit in another order than n8n serialised them, as on Postgres, where each waits for a
+	 * connection of the pool (n8n 1.x on SQLite showed it too).
+	 */
+	saveCommitJitterMs = 0;
 	private server?: Server;
 	private origin = '';
 
@@ -292,7 +298,8 @@ export class WebhookHarness {
 	private async saveStaticData(workflow: Workflow): Promise<void> {
 		if (workflow.staticData.__dataChanged !== true || this.options.testMode) return;
 		const row = JSON.stringify(workflow.staticData);
-		if (this.dbLatencyMs > 0) await sleep(this.dbLatencyMs);
+		const latency = this.dbLatencyMs + Math.random() * this.saveCommitJitterMs;
+		if (latency > 0) await sleep(latency);
 		this.storedStaticData = row;
 		workflow.staticData.__dataChanged = false;
 	}

@@ -3,6 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject } from '../../events/envelope';
 import { NodeMemory, type StoredNodeMemory } from './nodeMemory';
+import { SaveTurns } from './saveTurns';
 
 /**
  * The Money Trigger memories of one workflow in this n8n process, and how they are stored
@@ -24,6 +25,8 @@ const MAX_WORKFLOWS = 1000;
 
 export class WorkflowMemory {
 	private readonly nodes = new Map<string, NodeMemory>();
+	/** The deliveries that will have n8n save this workflow's static data, one at a time. */
+	readonly saveTurns = new SaveTurns();
 	/** Names the copies this memory wrote: such a copy holds nothing this memory does not know. */
 	private readonly writer = randomUUID();
 	private copies = 0;

@@ -1,6 +1,7 @@
 import { signWebhook } from '../../../sandbox/domain/webhooks';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../../harness/engine';
 import { harnessRequest, postRaw, WebhookHarness } from '../../harness/webhook';
+import { storedStatuses } from '../../harness/stored-memory';
 import type { Sandbox } from '../../../sandbox';
 import { startTestSandbox } from '../../sandbox/helpers';
 
@@ -101,6 +102,19 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const again = await Promise.all(ids.map((id) => post(restarted, event(id))));
 		expect(again.map((answer) => answer.status)).toEqual(ids.map(() => 200));
 		expect(restarted.executions).toHaveLength(0);
+	});
+
+	it('saves every id and status of a burst whose saves commit in another order than they were serialised (Postgres)', async () => {
+		const harness = await open();
+		harness.slowRunMs = 5;
+		harness.saveCommitJitterMs = 150;
+		const ids = Array.from({ length: 60 }, (_, index) => `evt_jitter_${index}`);
+		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
+		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
+		const remembered = harness.rememberedIds();
+		expect(ids.filter((id) => !remembered.has(id))).toEqual([]);
+		const statuses = storedStatuses(harness.workflowStaticData);
+		expect(ids.filter((id) => statuses.get(`charge:chg_${id}`) !== 'COMPLETED')).toEqual([]);
 	});
 
 	it('asks a twin of an event in flight to retry later (409, Retry-After); once the first ran, the twin is a duplicate', async () => {
