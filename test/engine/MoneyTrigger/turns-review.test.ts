@@ -1,0 +1,161 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { signWebhook } from '../../../sandbox/domain/webhooks';
+import { DEFAULT_WEBHOOK_DELIVERY } from '../../../sandbox/config';
+import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../../harness/engine';
+import { postRaw, WebhookHarness } from '../../harness/webhook';
+import type { Sandbox } from '../../../sandbox';
+import { startTestSandbox } from '../../sandbox/helpers';
+
+/**
+ * Review of the save turns (memory/saveTurns.ts, commit d9c0e15): deliveries of a workflow that
+ * will have n8n save its static data wait, in webhook(), until the one before was answered, or
+ * held its turn 5 s. Against the harness's model of n8n 2.41's webhook path.
+ */
+
+const nowSeconds = (): number => Math.floor(Date.now() / 1000);
+
+describe('Money Trigger: save turns under review', () => {
+	let engine: Engine;
+	let sandbox: Sandbox;
+	const harnesses: WebhookHarness[] = [];
+
+	beforeAll(async () => {
+		engine = await loadEngine();
+		sandbox = await startTestSandbox({ finalizeAfterMs: null });
+		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
+	});
+
+	afterEach(async () => {
+		for (const harness of harnesses.splice(0)) await harness.close();
+	});
+
+	afterAll(async () => {
+		await sandbox?.close();
+	});
+
+	async function open(harness = new WebhookHarness(engine, { downstream: true, parameters: { resources: [], statuses: [] } })): Promise<WebhookHarness> {
+		harnesses.push(harness);
+		await harness.listen();
+		await harness.activate();
+		return harness;
+	}
+
+	function event(id: string, reference = `chg_${id}`, status = 'COMPLETED'): string {
+		return JSON.stringify({
+			id,
+			event: `charge.${status.toLowerCase()}`,
+			created_at: new Date().toISOString(),
+			data: { reference, type: 'charge', status: { code: 1, label: status }, amount: { value: 100, currency: 'XOF' }, channel: 'psp-a-tg' },
+		});
+	}
+
+	function post(harness: WebhookHarness, body: string, signal?: AbortSignal): Promise<{ status: number; body: string }> {
+		const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, body, nowSeconds());
+		if (!signal) return postRaw(harness.url, headers, body);
+		return fetch(harness.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal }).then(async (res) => ({ status: res.status, body: await res.text() }));
+	}
+
+	/** The sandbox's sender: up to 6 attempts, 10 s each, 0.5 s, 1 s, 2 s, 4 s, 8 s apart; Retry-After is not read. */
+	async function sendLikeTheSandbox(harness: WebhookHarness, body: string): Promise<number[]> {
+		const { maxAttempts, baseDelayMs, timeoutMs } = DEFAULT_WEBHOOK_DELIVERY;
+		const statuses: number[] = [];
+		for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+			const status = await post(harness, body, AbortSignal.timeout(timeoutMs)).then(
+				(answer) => answer.status,
+				() => 0,
+			);
+			statuses.push(status);
+			if (status >= 200 && status < 300) return statuses;
+			if (attempt < maxAttempts) await sleep(baseDelayMs * 2 ** (attempt - 1));
+		}
+		return statuses;
+	}
+
+	const ran = (harness: WebhookHarness) => harness.executions.map((run) => run.output(harness.node.name)[0]?.json.id);
+
+	it('keeps an event claimed while it waits for its turn: a retry once the queue of turns has taken over 10 minutes is not run a second time', async () => {
+		const harness = await open();
+		// The head of the queue holds the turn while its written execution waits for a free slot.
+		harness.capacityWaitMs = 2500;
+		const head = post(harness, event('evt_turn_head'));
+		await sleep(300);
+		harness.capacityWaitMs = 0;
+		const body = event('evt_turn_queued');
+		const queued = post(harness, body);
+		await sleep(300);
+		// Stands for a long queue of turns (N8N_CONCURRENCY_PRODUCTION_LIMIT, 120+ deliveries ahead each
+		// holding its turn up to 5 s): more than 10 minutes later the event still waits for its turn.
+		const realNow = Date.now.bind(Date);
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + 11 * 60_000);
+		try {
+			const retry = await post(harness, body, AbortSignal.timeout(15_000));
+			await Promise.all([head, queued]);
+			const retryRanNothing = retry.status === 409 || retry.body.includes('"duplicate-event"');
+			expect({ retry: retry.status, retryRanNothing, runs: ran(harness).filter((id) => id === 'evt_turn_queued').length }).toEqual({ retry: retry.status, retryRanNothing: true, runs: 1 });
+		} finally {
+			clock.mockRestore();
+		}
+	});
+
+	it('does not let a turn whose save is under way be skipped: a save slower than 5 s (a Postgres pool wait) is not overwritten by an older copy', async () => {
+		const harness = await open();
+		const internals = harness as unknown as {
+			saveStaticData(workflow: { staticData: Record<string, unknown> }): Promise<void>;
+			storedStaticData: string;
+		};
+		const realSave = internals.saveStaticData.bind(harness);
+		let slowSaves = 1;
+		internals.saveStaticData = async (workflow) => {
+			if (slowSaves === 0 || workflow.staticData.__dataChanged !== true) return await realSave(workflow);
+			slowSaves--;
+			// Serialised now, reaches the row 6 s later (it waited for a connection of the pool).
+			const row = JSON.stringify(workflow.staticData);
+			await sleep(6000);
+			internals.storedStaticData = row;
+			workflow.staticData.__dataChanged = false;
+		};
+		const first = post(harness, event('evt_slow_save'));
+		await sleep(200);
+		const second = await post(harness, event('evt_after_slow_save'));
+		expect(second.status).toBe(200);
+		expect((await first).status).toBe(200);
+		const remembered = harness.rememberedIds();
+		expect(['evt_slow_save', 'evt_after_slow_save'].filter((id) => !remembered.has(id))).toEqual([]);
+
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		expect(JSON.parse((await post(restarted, event('evt_after_slow_save'))).body)).toEqual({ received: true, ignored: 'duplicate-event' });
+		expect(ran(restarted)).toEqual([]);
+	}, 30_000);
+
+	it('runs the COMPLETED event of a charge whose PENDING event waits for its turn behind executions waiting for a slot (the sandbox\'s sender gives up after 6 attempts, 15.5 s of 409s)', async () => {
+		const harness = await open();
+		// N8N_CONCURRENCY_PRODUCTION_LIMIT: every written execution waits 6 s for a free slot.
+		harness.capacityWaitMs = 6000;
+		const ahead = ['evt_slot_1', 'evt_slot_2', 'evt_slot_3', 'evt_slot_4'].map((id) => post(harness, event(id)));
+		await sleep(200);
+		const pending = post(harness, event('evt_ref_queue_pending', 'chg_ref_queue', 'PENDING'));
+		await sleep(300);
+		const attempts = await sendLikeTheSandbox(harness, event('evt_ref_queue_completed', 'chg_ref_queue'));
+		await Promise.all([...ahead, pending]);
+		// The sender may give up waiting (10 s per attempt) so long as the trigger goes on with the event: it must run once.
+		const deadline = Date.now() + 30_000;
+		while (!ran(harness).includes('evt_ref_queue_completed') && Date.now() < deadline) await sleep(200);
+		const runs = ran(harness).filter((id) => id === 'evt_ref_queue_completed').length;
+		expect({ attempts: attempts.map((status) => (status === 0 ? 'timed out' : status)), runs }).toEqual({ attempts: expect.anything(), runs: 1 });
+	}, 120_000);
+
+	it('answers an event that starts no run (filtered) without waiting 5 s for each delivery ahead whose execution waits for a slot', async () => {
+		const harness = await open(new WebhookHarness(engine, { downstream: true, parameters: { resources: [], statuses: ['COMPLETED'] } }));
+		harness.capacityWaitMs = 6000;
+		const ahead = ['evt_filter_slot_1', 'evt_filter_slot_2', 'evt_filter_slot_3'].map((id) => post(harness, event(id)));
+		await sleep(200);
+		const started = Date.now();
+		const filtered = await post(harness, event('evt_filtered_pending', 'chg_filtered', 'PENDING'));
+		const waitedMs = Date.now() - started;
+		await Promise.all(ahead);
+		expect(JSON.parse(filtered.body)).toEqual({ received: true, ignored: 'filtered' });
+		expect({ waitedUnder2s: waitedMs < 2000, waitedMs: Math.round(waitedMs / 1000) * 1000 }).toEqual({ waitedUnder2s: true, waitedMs: 0 });
+	}, 60_000);
+});
