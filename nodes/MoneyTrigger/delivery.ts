@@ -154,7 +154,12 @@ export class Delivery {
 	 */
 	private async takeSaveTurn(): Promise<void> {
 		if (!this.global || this.releaseTurn) return;
+		// The queue of turns has no time limit (each turn ahead may hold it STUCK_TURN_MS): the claims
+		// must not expire while this delivery waits in it, or a retry would be taken as a first delivery
+		// and both would run. HOLD_MS counts from the turn.
+		claims.extend(this, this.keys, Number.POSITIVE_INFINITY);
 		this.releaseTurn = await this.memory.saveTurns.take();
+		if (this.state === 'open') claims.extend(this, this.keys, Date.now() + HOLD_MS);
 	}
 
 	private markForSave(): void {
