@@ -4,6 +4,7 @@ import { unixSeconds } from '../../credentials/signing/signature';
 import { EVENT_ID_HARD_CAP, EVENT_ID_RETENTION_SECONDS } from '../events/memory';
 import { EventClaims } from './eventClaims';
 import type { NodeMemory } from './memory/nodeMemory';
+import type { HeldTurn } from './memory/saveTurns';
 import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './memory/workflowMemory';
 
 /**
@@ -39,7 +40,7 @@ export class Delivery {
 	/** The sender went away before n8n answered: it never sees the 2xx, and will send the event again. */
 	private senderGone = false;
 	/** Ends this delivery's turn to have the static data saved (taken before it asks for a save). */
-	private releaseTurn?: () => void;
+	private releaseTurn?: HeldTurn;
 
 	private constructor(
 		private readonly eventKey: string,
@@ -163,7 +164,12 @@ export class Delivery {
 	}
 
 	private markForSave(): void {
-		if (this.global) this.global[MEMORY_KEY] = this.memory.storedForm(() => this.commit());
+		if (!this.global) return;
+		this.global[MEMORY_KEY] = this.memory.storedForm(() => {
+			// n8n is serialising this request's save: the next turn waits for its answer.
+			this.releaseTurn?.saving();
+			this.commit();
+		});
 	}
 
 	/** The outcome is n8n's answer: `prefinish` comes when the response is ended, sender there or not. */

@@ -9,41 +9,59 @@ import { sleep } from 'n8n-workflow';
  * will save waits until the one before it was answered (n8n saves before it answers): the last
  * copy written is always the newest.
  *
- * A delivery that has held its turn for STUCK_TURN_MS (its execution waits for a free slot before
- * n8n answers, or n8n never answers) stops blocking the next one, so one request cannot stall a
- * workflow's events; a queue that moves is waited for however long it is.
+ * A delivery that has held its turn for STUCK_TURN_MS without its save having begun (its execution
+ * waits for a free slot before n8n answers, or n8n never answers) stops blocking the next one, so
+ * one request cannot stall a workflow's events; a queue that moves is waited for however long it
+ * is. A turn whose save has begun (n8n serialised it) is waited for until it is answered, up to
+ * SAVING_TURN_MS: skipping it would let the next, newer copy commit first and this older one last.
  */
 
 export const STUCK_TURN_MS = 5_000;
+/** The longest a turn whose save has begun is waited for (a database that does not answer). */
+export const SAVING_TURN_MS = 120_000;
 
 interface Turn {
 	/** Resolved when the turn goes on: the one before was released, or held it too long. */
 	granted: Promise<void>;
 	released: Promise<void>;
+	/** n8n began this turn's save (serialised the static data). */
+	saving: boolean;
+}
+
+/** Ends a turn; `saving()` tells the queue that n8n began the turn's save. */
+export interface HeldTurn {
+	(): void;
+	saving(): void;
 }
 
 export class SaveTurns {
 	private last?: Turn;
 	private held = 0;
 
-	constructor(private readonly stuckMs = STUCK_TURN_MS) {}
+	constructor(
+		private readonly stuckMs = STUCK_TURN_MS,
+		private readonly savingMs = SAVING_TURN_MS,
+	) {}
 
 	/** Waits for the turn, then holds it until the returned release is called. */
-	async take(): Promise<() => void> {
+	async take(): Promise<HeldTurn> {
 		const before = this.held > 0 ? this.last : undefined;
 		this.held++;
 		let released = false;
-		let release!: () => void;
-		const releasedPromise = new Promise<void>((resolve) => {
-			release = () => {
-				if (released) return;
-				released = true;
-				this.held--;
-				resolve();
-			};
-		});
+		let resolveReleased!: () => void;
+		const releasedPromise = new Promise<void>((resolve) => (resolveReleased = resolve));
 		const granted = before ? this.after(before) : Promise.resolve();
-		this.last = { granted, released: releasedPromise };
+		const turn: Turn = { granted, released: releasedPromise, saving: false };
+		this.last = turn;
+		const release = (() => {
+			if (released) return;
+			released = true;
+			this.held--;
+			resolveReleased();
+		}) as HeldTurn;
+		release.saving = () => {
+			turn.saving = true;
+		};
 		await granted;
 		return release;
 	}
@@ -56,7 +74,11 @@ export class SaveTurns {
 	private async after(before: Turn): Promise<void> {
 		await before.granted;
 		const giveUp = new AbortController();
-		await Promise.race([before.released, sleep(this.stuckMs, giveUp.signal).catch(() => undefined)]);
+		const heldTooLong = async (): Promise<void> => {
+			await sleep(this.stuckMs, giveUp.signal);
+			if (before.saving) await sleep(this.savingMs - this.stuckMs, giveUp.signal);
+		};
+		await Promise.race([before.released, heldTooLong().catch(() => undefined)]);
 		giveUp.abort();
 	}
 }
