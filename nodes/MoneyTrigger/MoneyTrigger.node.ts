@@ -200,6 +200,10 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent, deli
 		confirmed = true;
 	}
 
+	if (!(await delivery.waitForTurn())) {
+		delivery.release();
+		return respond(context, { status: 409, error: 'event-in-flight', retryLater: true });
+	}
 	const status = statusOfEnvelope(envelope) ?? event.status;
 	if (event.reference) {
 		const verdict = judgeTransition(delivery.node.status(resource, event.reference), status);

@@ -150,6 +150,20 @@ export class Delivery {
 	}
 
 	/**
+	 * Waits for this delivery's turn to save (production; memory/saveTurns.ts) holding its event but
+	 * not its transaction: another event of the transaction joins the queue behind it instead of being
+	 * refused (409) for as long as the queue ahead takes, which can outlast the sender's retries. The
+	 * transaction is claimed again once the turn comes, and judged then: false when another delivery
+	 * of it holds it (its execution not written yet), for a 409.
+	 */
+	async waitForTurn(): Promise<boolean> {
+		if (!this.global || this.releaseTurn) return true;
+		if (this.referenceKey) claims.release(this, [this.referenceKey]);
+		await this.takeSaveTurn();
+		return !this.referenceKey || claims.take(this, [this.referenceKey], Date.now(), HOLD_MS);
+	}
+
+	/**
 	 * Waits until the deliveries of this workflow that will save before this one were answered
 	 * (memory/saveTurns.ts), and holds the turn until this one is. Test deliveries save nothing.
 	 */
