@@ -65,7 +65,9 @@ export class Delivery {
 		const global = production ? context.getWorkflowStaticData('global') : undefined;
 		if (global) {
 			memory.absorb(global[MEMORY_KEY]);
-			absorbLegacy(memory, nodeId, context.getWorkflowStaticData('node'));
+			// Taking in the older form changes the static data, which n8n then saves in this request
+			// whatever its outcome: that save must write the whole memory too, not the copy loaded.
+			if (absorbLegacy(memory, nodeId, context.getWorkflowStaticData('node'))) global[MEMORY_KEY] = memory.storedForm();
 		}
 		if (memory.node(nodeId).has(eventId)) {
 			watchDuplicateAnswer(context, memory.node(nodeId), eventId);
@@ -210,8 +212,9 @@ function watchDuplicateAnswer(context: IWebhookFunctions, node: NodeMemory, even
 }
 
 /** Memory kept by earlier versions of the trigger in the node's own static data: taken in, then removed. */
-function absorbLegacy(memory: WorkflowMemory, nodeId: string, nodeData: IDataObject): void {
-	if (nodeData.seenEvents === undefined && nodeData.statuses === undefined) return;
+function absorbLegacy(memory: WorkflowMemory, nodeId: string, nodeData: IDataObject): boolean {
+	if (nodeData.seenEvents === undefined && nodeData.statuses === undefined) return false;
 	memory.node(nodeId).merge(nodeData);
 	for (const field of ['seenEvents', 'seenEventCount', 'statuses', 'referenceOrder']) delete nodeData[field];
+	return true;
 }

@@ -136,6 +136,7 @@ export const QUEUE_FIGURES: Record<string, (q: Record<string, any>) => string> =
 	streamRanTwice: (q) => fmt(stream(q).ranTwice),
 	burstOneEvents: (q) => fmt(burstOne(q).events),
 	burstOneRanAgain: (q) => fmt(burstOne(q).eventsRunAgainAfterRestart),
+	burstOneMissing: (q) => fmt(burstOne(q).idsMissingFromMemory),
 	burstTwoEvents: (q) => fmt(burstTwo(q).events),
 	burstTwoPerThousand: (q) => fmt(burstTwo(q).perThousand),
 	burstTwoMissing: (q) => fmt(burstTwo(q).idsMissingFromMemory),

@@ -139,10 +139,6 @@ export function build(ctx: E2eContext): CasePart {
 				const list = await settle(ids.burst, BURST_EVENTS, 20_000);
 				const figures = verdict(events, { ...again[0], acknowledged: new Map([...again[0].acknowledged, ...again[1].acknowledged]), attempts: [...again[0].attempts, ...again[1].attempts] }, list);
 				ctx.note(`Money Trigger burst: ${JSON.stringify({ ...figures, idsMissingFromMemoryBeforeRestart: unsaved, statusesMissing, staticDataSaveFailures: saveFailures })}`);
-				// n8n 1.123 saves each request's copy before answering it, but on a loaded machine the
-				// saves of a burst can land out of order (1 of 150 ids missing in a run beside another
-				// n8n): a limit of 1.x, reported there (docs/webhook-memory.md); asserted on 2.x.
-				if (n8nVersion().startsWith('1.')) return;
 				assert.equal(unsaved, 0, `${unsaved} of ${BURST_EVENTS} accepted ids missing from the saved memory`);
 				assert.equal(statusesMissing, 0, `${statusesMissing} of ${BURST_EVENTS} last statuses missing from the saved memory`);
 				assert.equal(figures.ranTwice, 0, `${figures.ranTwice} events ran again after the restart`);

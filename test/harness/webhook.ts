@@ -240,6 +240,8 @@ export class WebhookHarness {
 	 * connection of the pool (n8n 1.x on SQLite showed it too).
 	 */
 	saveCommitJitterMs = 0;
+	/** The next `count` saves are serialised at once and reach the row `ms` later (a wait for a connection of the pool). */
+	slowSaves = { count: 0, ms: 0 };
 	private server?: Server;
 	private origin = '';
 
@@ -298,7 +300,11 @@ export class WebhookHarness {
 	private async saveStaticData(workflow: Workflow): Promise<void> {
 		if (workflow.staticData.__dataChanged !== true || this.options.testMode) return;
 		const row = JSON.stringify(workflow.staticData);
-		const latency = this.dbLatencyMs + Math.random() * this.saveCommitJitterMs;
+		let latency = this.dbLatencyMs + Math.random() * this.saveCommitJitterMs;
+		if (this.slowSaves.count > 0) {
+			this.slowSaves.count--;
+			latency += this.slowSaves.ms;
+		}
 		if (latency > 0) await sleep(latency);
 		this.storedStaticData = row;
 		workflow.staticData.__dataChanged = false;

@@ -1,17 +1,13 @@
 import { signWebhook } from '../../../sandbox/domain/webhooks';
-import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, type Engine } from '../../harness/engine';
-import { harnessRequest, postRaw, WebhookHarness } from '../../harness/webhook';
+import { harnessRequest, postRaw } from '../../harness/webhook';
 import { storedStatuses } from '../../harness/stored-memory';
-import type { Sandbox } from '../../../sandbox';
-import { startTestSandbox } from '../../sandbox/helpers';
+import { deliverySuite, nowSeconds } from './support';
 
 /**
  * When the Money Trigger acknowledges an event, and what it remembers, against the harness's model
  * of n8n 2.41's webhook path (test/harness/README.md): the answer, the execution and the static-data
  * save in n8n's order, and concurrent deliveries each loading their own copy of the static data.
  */
-
-const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 
 async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
@@ -22,47 +18,8 @@ async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void
 }
 
 describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () => {
-	let engine: Engine;
-	let sandbox: Sandbox;
-	const harnesses: WebhookHarness[] = [];
-
-	beforeAll(async () => {
-		engine = await loadEngine();
-		sandbox = await startTestSandbox({ finalizeAfterMs: null });
-		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
-	});
-
-	afterEach(async () => {
-		for (const harness of harnesses.splice(0)) await harness.close();
-	});
-
-	afterAll(async () => {
-		await sandbox?.close();
-	});
-
-	async function open(harness = new WebhookHarness(engine, { downstream: true, parameters: { resources: [], statuses: [] } })): Promise<WebhookHarness> {
-		harnesses.push(harness);
-		await harness.listen();
-		await harness.activate();
-		return harness;
-	}
-
-	function event(id: string, reference = `chg_${id}`, status = 'COMPLETED'): string {
-		return JSON.stringify({
-			id,
-			event: `charge.${status.toLowerCase()}`,
-			created_at: new Date().toISOString(),
-			data: { reference, type: 'charge', status: { code: 1, label: status }, amount: { value: 100, currency: 'XOF' }, channel: 'psp-a-tg' },
-		});
-	}
-
-	function post(harness: WebhookHarness, body: string, signal?: AbortSignal) {
-		const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, body, nowSeconds());
-		if (!signal) return postRaw(harness.url, headers, body);
-		return fetch(harness.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal }).then(async (res) => ({ status: res.status, body: await res.text(), retryAfter: res.headers.get('retry-after') }));
-	}
-
-	const ran = (harness: WebhookHarness) => harness.executions.map((run) => run.output(harness.node.name)[0]?.json.id);
+	const suite = deliverySuite();
+	const { open, event, post, ran } = suite;
 
 	it('does not acknowledge an event n8n could not start, and runs the sender\'s retry', async () => {
 		const harness = await open();
@@ -203,7 +160,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 			offsetMs = 15 * 60_000;
 			for (let index = 0; index < 2000; index++) {
 				const other = event(`evt_traffic_${index}`);
-				const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, other, nowSeconds());
+				const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: suite.sandbox.info.webhookSecret }, other, nowSeconds());
 				expect((await harness.deliver(harnessRequest(harness.url, headers, Buffer.from(other)))).status).toBe(200);
 			}
 			const retry = await post(harness, body);
@@ -218,7 +175,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const production = await open();
 		const listener = await open(production.testListener());
 		const body = event('evt_replayed_to_test');
-		const signedForProduction = signWebhook({ url: production.url, scheme: 'request-style', secret: sandbox.info.webhookSecret }, body, nowSeconds());
+		const signedForProduction = signWebhook({ url: production.url, scheme: 'request-style', secret: suite.sandbox.info.webhookSecret }, body, nowSeconds());
 		expect((await postRaw(production.url, signedForProduction, body)).status).toBe(200);
 		expect((await postRaw(listener.url, signedForProduction, body)).status).toBe(401);
 		expect(ran(listener)).toEqual([]);
