@@ -12,6 +12,8 @@
  *        --no-counts (skip the counting run)  --memory=fresh,2000
  *        --legacy-expressions (n8n's N8N_EXPRESSION_ENGINE=legacy: no expression isolate per
  *        request; figure names end in _legacy_expressions)
+ *        --lazy-isolates (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true: an isolate only for a request or
+ *        an execution that evaluates an expression; figure names end in _lazy_isolates)
  */
 
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -37,7 +39,8 @@ interface Plan {
 	events: number;
 	counts: boolean;
 	memories: Array<(typeof MEMORIES)[number]>;
-	legacyExpressions: boolean;
+	/** n8n's expression engine as installed, or one of the two settings that spare isolates. */
+	variant?: 'legacy-expressions' | 'lazy-isolates';
 }
 
 function parsePlan(argv: string[]): Plan {
@@ -52,7 +55,7 @@ function parsePlan(argv: string[]): Plan {
 		events: Number(value('events') ?? (quick ? 120 : 300)),
 		counts: !argv.includes('--no-counts'),
 		memories: MEMORIES.filter((memory) => memories.includes(memory.name)),
-		legacyExpressions: argv.includes('--legacy-expressions'),
+		variant: (['legacy-expressions', 'lazy-isolates'] as const).find((name) => argv.includes(`--${name}`)),
 	};
 }
 
@@ -68,7 +71,9 @@ interface Round {
 }
 
 function engineEnv(plan: Plan): Record<string, string> {
-	return plan.legacyExpressions ? { N8N_EXPRESSION_ENGINE: 'legacy' } : {};
+	if (plan.variant === 'legacy-expressions') return { N8N_EXPRESSION_ENGINE: 'legacy' };
+	if (plan.variant === 'lazy-isolates') return { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' };
+	return {};
 }
 
 async function ready(stack: ServerStack, targets: PaceWorkflow[]): Promise<void> {
@@ -127,7 +132,7 @@ async function paceOn(db: Database, plan: Plan): Promise<{ rounds: Round[]; figu
 				progress(`${db}, memory ${memory.name}, round ${round}: ${JSON.stringify(entry)}`);
 			}
 			const mine = rounds.filter((round) => round.memory === memory.name);
-			const suffix = `${db}_memory_${memory.name}${plan.legacyExpressions ? '_legacy_expressions' : ''}`;
+			const suffix = `${db}_memory_${memory.name}${plan.variant ? `_${plan.variant.replace('-', '_')}` : ''}`;
 			figures.push(
 				figure(`webhook_ingestion_vs_webhook_node_${suffix}`, 'x', mine.map((round) => round.ratio), {
 					ratio: (value) => value,
@@ -204,7 +209,7 @@ async function main(): Promise<void> {
 	const directory = path.join(__dirname, 'results');
 	mkdirSync(directory, { recursive: true });
 	const result = { date: new Date().toISOString(), n8n: n8nVersion(), machine: `${os.cpus().length} cores`, loadAverage: { before: load.before, after: loadAfter }, plan, figures, counts, rounds };
-	const name = `webhook-server${plan.legacyExpressions ? '-legacy-expressions' : ''}`;
+	const name = `webhook-server${plan.variant ? `-${plan.variant}` : ''}`;
 	writeFileSync(path.join(directory, `${name}.json`), `${JSON.stringify(result, null, '\t')}\n`);
 	writeFileSync(path.join(directory, `${name}.md`), markdown(figures, counts, header));
 	progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; wrote bench/results/${name}.json and .md`);

@@ -29,7 +29,11 @@ export class MoneyTrigger implements INodeType {
 		name: 'moneyTrigger',
 		icon: { light: 'file:money.svg', dark: 'file:money.dark.svg' },
 		group: ['trigger'],
-		version: 1,
+		// Version 2 behaves as 1. n8n evaluates an expression (the Webhook node v1's binaryData option)
+		// for every delivery to a version-1 webhook node: an expression isolate per event when n8n
+		// acquires isolates lazily (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE; docs/decisions.md#d10).
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{$parameter["resources"].join(", ")}}',
 		description: 'Starts the workflow when the Money API reports a charge or payout status by webhook',
 		defaults: { name: 'Money Trigger' },

@@ -78,7 +78,7 @@ describe('Money Trigger: deliveries take turns to have the static data saved', (
 	// sends each save on its own). The missing id is written again by the next save of the workflow.
 	it.failing('leaves no older copy last when a turn skipped after 5 s (its execution waiting for a slot) saves at the same time as the turn after it', async () => {
 		const harness = await open();
-		harness.slowSaves = { count: 1, ms: 300 }; // the first save's UPDATE takes a little longer than the second's
+		harness.slowSaves = { count: 1, ms: 1500 }; // the first save's UPDATE reaches the row after the second's
 		// Two slots free at the same moment: the first execution waited 8 s, the second (granted its
 		// turn after 5 s) 3 s; n8n then saves both requests at once.
 		harness.capacityWaitMs = 8000;
