@@ -20,6 +20,21 @@ export interface Execution {
 	[field: string]: Json;
 }
 
+const TERMINAL = new Set(['success', 'error', 'crashed', 'canceled']);
+
+/**
+ * Finished, and, when read with its data, with the data of its end. n8n 1.x on SQLite (pool size 0)
+ * writes a finished execution's status and its data in two statements: a read between them sees
+ * `success` beside the data the execution was created with (no run data). Crashed and canceled
+ * executions keep whatever data they had.
+ */
+export function isSettled(execution: Execution): boolean {
+	if (!TERMINAL.has(execution.status)) return false;
+	if (execution.status === 'crashed' || execution.status === 'canceled' || !execution.data) return true;
+	const result = execution.data.resultData || {};
+	return Boolean(result.lastNodeExecuted || result.error);
+}
+
 export interface HttpAnswer {
 	status: number;
 	headers: Headers;
@@ -146,9 +161,19 @@ export function publicApi(url: string, apiKey: string) {
 			return out;
 		},
 		getExecution: (id: string | number, includeData = true): Promise<Execution> => call('GET', `/executions/${id}?includeData=${includeData}`),
+		/** The execution once it has settled (isSettled), read with its data. */
+		async settledExecution(id: string | number, { timeoutMs = 60_000, intervalMs = 200 }: { timeoutMs?: number; intervalMs?: number } = {}): Promise<Execution> {
+			const deadline = Date.now() + timeoutMs;
+			for (;;) {
+				const execution = await api.getExecution(id, true);
+				if (isSettled(execution)) return execution;
+				if (Date.now() > deadline) throw new Error(`execution ${id} not settled after ${timeoutMs} ms (status ${execution.status})`);
+				await new Promise((r) => setTimeout(r, intervalMs));
+			}
+		},
 		/**
-		 * Wait until `predicate(executions)` is truthy for the workflow's finished executions
-		 * (finished = not running/new/waiting); resolve with the executions.
+		 * Wait until `predicate(executions)` is truthy for the workflow's settled executions
+		 * (isSettled); resolve with the executions.
 		 */
 		async waitForExecutions(
 			workflowId: string,
@@ -158,7 +183,7 @@ export function publicApi(url: string, apiKey: string) {
 			const deadline = Date.now() + timeoutMs;
 			let last: Execution[] = [];
 			for (;;) {
-				last = (await api.listExecutions({ workflowId })).filter((e) => !['running', 'new', 'waiting'].includes(e.status));
+				last = (await api.listExecutions({ workflowId })).filter(isSettled);
 				if (predicate(last)) return last;
 				if (Date.now() > deadline) {
 					const err = new Error(`timed out after ${timeoutMs} ms waiting for executions of ${workflowId} (have ${last.length})`) as Error & { executions?: Execution[] };

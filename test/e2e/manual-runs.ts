@@ -11,7 +11,7 @@ import { strict as assert } from 'node:assert';
 
 import type { Json } from '../../scripts/n8n';
 import { BENEFICIARY, keyedWorkflows, type CasePart, type Check, type E2eContext } from './case-setup';
-import { amountSource, outcomes, rerunTools, rowNodes, UNPACED_CREDENTIAL, until } from './rerun-tools';
+import { amountSource, outcomes, rerunTools, rowNodes, UNPACED_CREDENTIAL } from './rerun-tools';
 import { money, node } from './workflows';
 
 const PAY = 'Pay';
@@ -45,10 +45,7 @@ export function build(ctx: E2eContext): CasePart {
 		const res = await ctx.session.request('POST', `/rest/workflows/${workflowId}/run`, body);
 		const executionId = res.json && res.json.data && res.json.data.executionId;
 		assert.ok(executionId, `no manual execution started: HTTP ${res.status} ${res.text.slice(0, 300)}`);
-		const execution = await until(`manual execution ${executionId} to finish`, async () => {
-			const current = await ctx.api.getExecution(executionId, true);
-			return ['success', 'error', 'crashed', 'canceled'].includes(current.status) ? current : undefined;
-		});
+		const execution = await ctx.api.settledExecution(executionId);
 		assert.equal(execution.mode, 'manual');
 		return execution;
 	}
