@@ -11,7 +11,7 @@ import { strict as assert } from 'node:assert';
 
 import type { Execution } from '../n8n';
 import * as rt from '../n8n';
-import { storedEventIds } from '../../test/harness/stored-memory';
+import { storedStatuses } from '../../test/harness/stored-memory';
 import { chargeEvents, runTag, sendAll, type SendReport, type StreamEvent } from '../../test/e2e/deliveries';
 import type { QueueContext, ScenarioReport } from './context';
 import * as h from './helpers';
@@ -134,8 +134,8 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 	const share = (list: StreamEvent[], index: number) => list.filter((_, at) => at % processes === index);
 	const first = await Promise.all(webhooks.map((process, index) => send(ctx, process.url, trigger.path, share(burst, index), Math.min(IN_FLIGHT_PER_PROCESS, events))));
 	const before = await everyEventRan(ctx, trigger.id, burst);
-	const stored = storedEventIds((await ctx.api.getWorkflow(trigger.id)).staticData);
-	const missing = burst.filter((event) => !stored.has(event.id)).length;
+	const stored = storedStatuses((await ctx.api.getWorkflow(trigger.id)).staticData);
+	const missing = burst.filter((event) => stored.get(event.reference) !== 'COMPLETED').length;
 
 	for (let index = 0; index < webhooks.length; index++) webhooks[index] = await restartWebhook(ctx, webhooks[index]);
 	for (const process of webhooks) await registered(`${process.url}${trigger.path}`);

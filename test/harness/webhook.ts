@@ -20,7 +20,7 @@ import type {
 } from 'n8n-workflow';
 import type { Workflow } from 'n8n-workflow';
 
-import { storedEventIds } from './stored-memory';
+import { storedStatuses, type StoredStatuses } from './stored-memory';
 import {
 	additionalDataFor,
 	buildWorkflow,
@@ -345,9 +345,9 @@ export class WebhookHarness {
 		return JSON.parse(this.storedStaticData) as Record<string, any>;
 	}
 
-	/** The event ids the stored memory holds. */
-	rememberedIds(): Set<string> {
-		return storedEventIds(this.workflowStaticData);
+	/** The last statuses the stored memory holds. */
+	remembered(): StoredStatuses {
+		return storedStatuses(this.workflowStaticData);
 	}
 
 	/**

@@ -28,7 +28,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const first = await post(harness, body);
 		expect(first.status).toBeGreaterThanOrEqual(500);
 		expect(ran(harness)).toEqual([]);
-		expect(harness.rememberedIds().has('evt_unstarted')).toBe(false);
+		expect(harness.remembered().get('chg_evt_unstarted')).toBeUndefined();
 		expect((await post(harness, body)).status).toBe(200);
 		expect((await post(harness, body)).status).toBe(200);
 		expect(ran(harness)).toEqual(['evt_unstarted']);
@@ -43,15 +43,15 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_unwritten_pending', 'evt_unwritten_completed']);
 	});
 
-	it('saves every id of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
+	it('saves every status of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
 		const harness = await open();
 		harness.dbLatencyMs = 20;
 		harness.slowRunMs = 20;
 		const ids = Array.from({ length: 60 }, (_, index) => `evt_burst_${index}`);
 		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
 		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
-		const remembered = harness.rememberedIds();
-		expect(ids.filter((id) => !remembered.has(id))).toEqual([]);
+		const remembered = harness.remembered();
+		expect(ids.filter((id) => remembered.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
 
 		await harness.close();
 		const restarted = await open(harness.restarted());
@@ -61,17 +61,15 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(restarted.executions).toHaveLength(0);
 	});
 
-	it('saves every id and status of a burst whose saves commit in another order than they were serialised (Postgres)', async () => {
+	it('saves every status of a burst whose saves commit in another order than they were serialised (Postgres)', async () => {
 		const harness = await open();
 		harness.slowRunMs = 5;
 		harness.saveCommitJitterMs = 150;
 		const ids = Array.from({ length: 60 }, (_, index) => `evt_jitter_${index}`);
 		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
 		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
-		const remembered = harness.rememberedIds();
-		expect(ids.filter((id) => !remembered.has(id))).toEqual([]);
 		const statuses = storedStatuses(harness.workflowStaticData);
-		expect(ids.filter((id) => statuses.get(`charge:chg_${id}`) !== 'COMPLETED')).toEqual([]);
+		expect(ids.filter((id) => statuses.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
 	});
 
 	it('asks a twin of an event in flight to retry later (409, Retry-After); once the first ran, the twin is a duplicate', async () => {
@@ -123,7 +121,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		await new Promise((resolve) => setTimeout(resolve, 900));
 		expect(ran(harness)).toEqual(['evt_sender_gone']);
 		expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
-		expect(harness.rememberedIds().has('evt_sender_gone')).toBe(true);
+		expect(harness.remembered().get('chg_evt_sender_gone')).toBe('COMPLETED');
 	});
 
 	it('holds the claim of an event whose written execution waits for a free slot long after its sender gave up: the retries never run it twice', async () => {
@@ -146,7 +144,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		}
 	});
 
-	it('keeps the id of an event whose sender never saw the answer past the 2,000-id soft cap: its retry 15 minutes and 2,000 events later is a duplicate', async () => {
+	it('remembers an event whose sender never saw the answer: its retry 15 minutes and 3,000 other transactions later is a duplicate', async () => {
 		const harness = await open();
 		harness.capacityWaitMs = 400;
 		const body = event('evt_unanswered');
@@ -158,7 +156,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
 		try {
 			offsetMs = 15 * 60_000;
-			for (let index = 0; index < 2000; index++) {
+			for (let index = 0; index < 3000; index++) {
 				const other = event(`evt_traffic_${index}`);
 				const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: suite.sandbox.info.webhookSecret }, other, nowSeconds());
 				expect((await harness.deliver(harnessRequest(harness.url, headers, Buffer.from(other)))).status).toBe(200);
@@ -181,16 +179,16 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(listener)).toEqual([]);
 	});
 
-	it('keeps test events (Listen for test event) apart: nothing saved, a test event does not block its production delivery', async () => {
+	it('keeps test events (Execute step) apart: nothing saved, a test event does not block its production delivery', async () => {
 		const production = await open();
 		const listener = await open(production.testListener());
 		const body = event('evt_tried_first');
 		expect((await post(listener, body)).status).toBe(200);
 		expect(JSON.parse((await post(listener, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
 		expect(ran(listener)).toEqual(['evt_tried_first']);
-		expect(listener.rememberedIds().size).toBe(0);
+		expect(listener.remembered().size).toBe(0);
 		expect((await post(production, body)).status).toBe(200);
 		expect(ran(production)).toEqual(['evt_tried_first']);
-		expect(production.rememberedIds().has('evt_tried_first')).toBe(true);
+		expect(production.remembered().get('chg_evt_tried_first')).toBe('COMPLETED');
 	});
 });
