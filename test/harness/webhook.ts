@@ -256,7 +256,7 @@ export class WebhookHarness {
 			id: randomUUID(),
 			name: options.nodeName ?? 'Money Trigger',
 			type: MONEY_TRIGGER,
-			typeVersion: 1,
+			typeVersion: 2,
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: options.parameters ?? {},
