@@ -31,6 +31,7 @@ import * as reruns from '../test/e2e/reruns';
 import * as resends from '../test/e2e/resends';
 import * as retryChanges from '../test/e2e/retry-changes';
 import * as subWorkflows from '../test/e2e/sub-workflows';
+import * as triggerAssumptions from '../test/e2e/trigger-assumptions';
 import * as triggerConfirm from '../test/e2e/trigger-confirm';
 import * as triggerHorizon from '../test/e2e/trigger-horizon';
 import * as triggerLoad from '../test/e2e/trigger-load';
@@ -58,7 +59,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
 /**
  * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.

@@ -79,11 +79,12 @@ export function build(ctx: E2eContext): CasePart {
 				// Traffic goes on: a few new transactions, then the provider redelivers.
 				await send(chargeEvents(`n${tag}`, 20, { status: 'FAILED' }));
 				const before = await executionCount();
-				await send(ran);
+				// A stale PENDING of each charge first (it must not run), then each COMPLETED again.
 				await send(chargeEvents(`h${tag}`, RAN, { status: 'PENDING' }).map(withId((event) => `${event.id}_pending`)));
+				await send(ran);
 				await sleep(5000);
 				const after = await executionCount();
-				ctx.note(`Money Trigger horizon: ${RAN} redelivered COMPLETED and ${RAN} stale PENDING after ${OTHERS} others and ${Math.round((Date.now() - ranAt) / 60_000)} min -> ${after - before} ran`);
+				ctx.note(`Money Trigger horizon: ${RAN} stale PENDING and ${RAN} redelivered COMPLETED after ${OTHERS} others and ${Math.round((Date.now() - ranAt) / 60_000)} min -> ${after - before} ran`);
 				assert.equal(after - before, 0, `${after - before} of ${2 * RAN} redelivered or stale events ran`);
 			},
 		},

@@ -114,7 +114,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: `Money Trigger: ${BURST_EVENTS} distinct events at once to two triggers of one workflow, n8n restarted, every one redelivered: no second execution, the memory holds every status`,
+			name: `n8n assumption: a request's static-data save is done before n8n answers it (the saves take turns on it): Money Trigger: ${BURST_EVENTS} distinct events at once to two triggers of one workflow, n8n restarted, every one redelivered: no second execution, the memory holds every status`,
 			async fn() {
 				await ctx.api.activateWorkflow(ids.burst);
 				const targets = [target(hooks.burst), target(hooks.burstSecond)];

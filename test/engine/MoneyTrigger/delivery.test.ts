@@ -191,4 +191,33 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(production)).toEqual(['evt_tried_first']);
 		expect(production.remembered().get('chg_evt_tried_first')).toBe('COMPLETED');
 	});
+
+	it('reads the credential at most once per 10 s for forged deliveries (each read is a database read and an isolate in n8n), refusing every one', async () => {
+		const harness = await open();
+		expect((await post(harness, event('evt_before_forgeries'))).status).toBe(200);
+		const reads = jest.spyOn(suite.engine.credentials, 'getDecrypted');
+		const forged = (id: string) => {
+			const body = event(id);
+			const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: 'not-the-secret' }, body, nowSeconds());
+			return postRaw(harness.url, headers, body);
+		};
+		try {
+			const answers = await Promise.all(Array.from({ length: 200 }, (_, index) => forged(`evt_forged_${index}`)));
+			expect(answers.filter((answer) => answer.status !== 401)).toEqual([]);
+			expect({ credentialReads: reads.mock.calls.length }).toEqual({ credentialReads: expect.any(Number) });
+			expect(reads.mock.calls.length).toBeLessThanOrEqual(1);
+			expect((await post(harness, event('evt_among_forgeries'))).status).toBe(200);
+			expect(ran(harness)).toEqual(['evt_before_forgeries', 'evt_among_forgeries']);
+		} finally {
+			reads.mockRestore();
+		}
+	});
+
+	it('refuses an event without a reference (400 missing-reference): the memory could not recognise it when it came again', async () => {
+		const harness = await open();
+		const body = JSON.stringify({ id: 'evt_no_reference', event: 'charge.completed', created_at: new Date().toISOString(), data: { type: 'charge', status: { code: 1, label: 'COMPLETED' } } });
+		const answer = await post(harness, body);
+		expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 400, body: { success: false, error: 'missing-reference' } });
+		expect(ran(harness)).toEqual([]);
+	});
 });
