@@ -8,6 +8,8 @@ import type { Engine } from '../../test/harness/engine';
 import { harnessRequest, ResponseAdapter, WebhookHarness, type HarnessRequest } from '../../test/harness/webhook';
 import { collectGarbage } from '../env';
 import { chargePath, FloorClient } from '../floor';
+import { referenceKey } from '../../nodes/events/memory';
+import { REMEMBERED_TRANSACTIONS, transactionHash, TransactionStatuses } from '../../nodes/MoneyTrigger/memory/statuses';
 import { figure, type FigureResult, progress } from '../stats';
 import type { BenchContext } from './context';
 
@@ -155,5 +157,41 @@ export async function webhookFigures(context: BenchContext, options: { deliverie
 			note: 'accepted delivery: credential read, verification, parse, claim, status memory, item, the memory and item serialised, the answer',
 		}),
 		figure('webhook_bare_hmac_us_per_delivery', 'µs', baseline),
+	];
+}
+
+/**
+ * What the memory costs at its capacity (docs/webhook-memory.md, the horizon): bytes per
+ * transaction, and per run the mean over many of a save (one transaction moves, then the workflow's
+ * static data is serialised as n8n serialises it) and of a load (a stored copy parsed and taken
+ * in by a process that knows nothing yet: a restart, another process's first copy).
+ */
+export function memoryFigures(options: { runs: number }): FigureResult[] {
+	const full = new TransactionStatuses();
+	for (let index = 0; index < REMEMBERED_TRANSACTIONS; index++) full.advance(transactionHash(referenceKey('charge', `CH-${index}`)), 'PENDING');
+	const row = () => JSON.stringify({ global: { moneyTriggerMemory: { writer: 'bench:1', nodes: { node: full.stored } } } });
+	const save: number[] = [];
+	const load: number[] = [];
+	let serial = 0;
+	for (let run = 0; run < options.runs; run++) {
+		collectGarbage();
+		let started = performance.now();
+		for (let index = 0; index < 200; index++) {
+			// Half new transactions, half a status moving forward (PENDING to COMPLETED of a known one).
+			const moving = index % 2 === 0 ? `CH-new-${serial++}` : `CH-${(serial * 7919) % REMEMBERED_TRANSACTIONS}`;
+			full.advance(transactionHash(referenceKey('charge', moving)), 'COMPLETED');
+			row();
+		}
+		save.push((performance.now() - started) / 200);
+		const stored = row();
+		collectGarbage();
+		started = performance.now();
+		for (let index = 0; index < 10; index++) new TransactionStatuses().merge((JSON.parse(stored) as { global: { moneyTriggerMemory: { nodes: { node: string } } } }).global.moneyTriggerMemory.nodes.node);
+		load.push((performance.now() - started) / 10);
+	}
+	return [
+		figure('webhook_memory_bytes_per_transaction', 'bytes', [full.stored.length / full.size], { note: `the stored form at ${REMEMBERED_TRANSACTIONS.toLocaleString('en')} transactions` }),
+		figure('webhook_memory_save_ms_50000', 'ms', save, { note: 'one transaction moves, then the static data is serialised (JSON.stringify, as n8n saves it)' }),
+		figure('webhook_memory_load_ms_50000', 'ms', load, { note: 'the stored static data parsed and taken in by an empty memory (a restart)' }),
 	];
 }

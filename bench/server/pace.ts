@@ -94,7 +94,7 @@ export async function paceRound(
 	baseUrl: string,
 	target: PaceWorkflow,
 	events: StreamEvent[],
-	{ concurrency, secret }: { concurrency: number; secret: string },
+	{ concurrency, secret, maxAttempts = 1 }: { concurrency: number; secret: string; maxAttempts?: number },
 ): Promise<RoundResult> {
 	const url = `${baseUrl}/webhook/${target.path}`;
 	// Executions from before (the Webhook node runs the registration probe's POST too) are not this round's.
@@ -104,6 +104,8 @@ export async function paceRound(
 		target: target.signed ? ({ url, scheme: 'request-style', secret } as WebhookTarget) : { url, unsigned: true },
 		concurrency,
 		timeoutMs: 60_000,
+		maxAttempts,
+		retryDelayMs: 1000,
 	});
 	const list = (await waitFinished(api, target.workflow.id, earlier.size + sent.acknowledged.size)).filter((execution) => !earlier.has(String(execution.id)));
 	const stopped = list.filter((execution) => execution.stoppedAt).map((execution) => Date.parse(execution.stoppedAt as string));

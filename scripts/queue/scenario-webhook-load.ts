@@ -122,7 +122,7 @@ async function restartWebhook(ctx: QueueContext, handle: rt.N8nHandle): Promise<
 
 /**
  * `events` distinct events at once, spread over `processes` webhook processes, then every process
- * restarted and every event redelivered. Reported: ids missing from the saved memory, events that
+ * restarted and every event redelivered. Reported: statuses missing from the saved memory, events that
  * ran again. With one process both must be 0.
  */
 export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, processes = 1 } = {}): Promise<ScenarioReport> {
@@ -149,7 +149,7 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 		answers: answersOf({ attempts: first.flatMap((sent) => sent.attempts) } as SendReport),
 		ranTwiceBeforeRestart: [...before.perEvent.values()].filter((count) => count > 1).length,
 		executionsNeverStarted: before.list.filter((execution) => h.UNFINISHED.has(execution.status)).length,
-		idsMissingFromMemory: missing,
+		statusesMissingFromMemory: missing,
 		redeliveriesAcknowledged: again.reduce((sum, sent) => sum + sent.acknowledged.size, 0),
 		executions: list.length,
 		eventsRunAgainAfterRestart: ranAgain,
@@ -160,9 +160,9 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 		assert.equal(report.acknowledged, events, 'burst not all acknowledged');
 		assert.equal(report.lost, 0, 'events never ran');
 		// One process: its deliveries take turns to have the static data saved, so the last copy
-		// written holds every id (docs/webhook-memory.md). Several: reported per 1,000 (goal 0).
+		// written holds every status (docs/webhook-memory.md). Several: reported per 1,000 (goal 0).
 		if (processes === 1) {
-			assert.equal(report.idsMissingFromMemory, 0, 'accepted ids missing from the saved memory');
+			assert.equal(report.statusesMissingFromMemory, 0, 'accepted events whose status is missing from the saved memory');
 			assert.equal(report.eventsRunAgainAfterRestart, 0, 'events ran again after the restart');
 		}
 	} catch (error) {

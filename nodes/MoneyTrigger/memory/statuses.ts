@@ -33,11 +33,17 @@ export function transactionHash(referenceKey: string): string {
 }
 
 export class TransactionStatuses {
-	/** Hash → status code, least recently changed first; always in the order of `records`. */
+	/** Hash → status code, for judging. */
 	private readonly codes = new Map<string, string>();
+	/** The same as records, least recently changed first: the order in which transactions are forgotten. */
 	private records = '';
 
-	constructor(private readonly capacity = REMEMBERED_TRANSACTIONS) {}
+	/** Past the capacity, the least recently changed are forgotten this many at a time (one copy of the string per batch). */
+	private readonly forgetBatch: number;
+
+	constructor(private readonly capacity = REMEMBERED_TRANSACTIONS) {
+		this.forgetBatch = Math.floor(capacity / 50);
+	}
 
 	get size(): number {
 		return this.codes.size;
@@ -76,7 +82,14 @@ export class TransactionStatuses {
 	 * restart): a transaction only moves forward; ones this memory does not know count as older.
 	 */
 	merge(stored: unknown): void {
-		if (typeof stored !== 'string' || stored === this.records) return;
+		if (typeof stored !== 'string' || stored === this.records || stored.length % RECORD_LENGTH !== 0) return;
+		if (this.codes.size === 0) {
+			for (let at = 0; at < stored.length; at += RECORD_LENGTH) this.codes.set(stored.slice(at, at + HASH_LENGTH), stored[at + HASH_LENGTH]);
+			this.records = stored;
+			if (this.codes.size * RECORD_LENGTH !== stored.length) this.rewrite();
+			this.forgetBeyond(this.capacity);
+			return;
+		}
 		const older: Array<[string, string]> = [];
 		for (let at = 0; at + RECORD_LENGTH <= stored.length; at += RECORD_LENGTH) {
 			const hash = stored.slice(at, at + HASH_LENGTH);
@@ -86,22 +99,34 @@ export class TransactionStatuses {
 			else if (known !== code && judgeTransition(LABELS[known] ?? '', LABELS[code] ?? '') === 'advance') this.set(hash, code);
 		}
 		if (older.length === 0) return;
-		const current = [...this.codes];
-		this.codes.clear();
-		for (const [hash, code] of [...older, ...current]) this.codes.set(hash, code);
-		while (this.codes.size > this.capacity) this.codes.delete(this.codes.keys().next().value as string);
-		this.records = [...this.codes].map(([hash, code]) => hash + code).join('');
+		for (const [hash, code] of older) this.codes.set(hash, code);
+		this.records = older.map(([hash, code]) => hash + code).join('') + this.records;
+		this.forgetBeyond(this.capacity);
 	}
 
-	/** The transaction moves to the most recently changed end; the least recently changed beyond the capacity is forgotten. */
+	/**
+	 * The transaction moves to the most recently changed end. Past the capacity (and a batch), the
+	 * least recently changed are forgotten down to the capacity: at least `capacity` are always kept.
+	 */
 	private set(hash: string, code: string): void {
 		this.remove(hash);
 		this.codes.set(hash, code);
 		this.records += hash + code;
-		if (this.codes.size > this.capacity) {
-			this.codes.delete(this.codes.keys().next().value as string);
-			this.records = this.records.slice(RECORD_LENGTH);
-		}
+		if (this.codes.size > this.capacity + this.forgetBatch) this.forgetBeyond(this.capacity);
+	}
+
+	private forgetBeyond(count: number): void {
+		const excess = this.codes.size - count;
+		if (excess <= 0) return;
+		for (let at = 0; at < excess * RECORD_LENGTH; at += RECORD_LENGTH) this.codes.delete(this.records.slice(at, at + HASH_LENGTH));
+		this.records = this.records.slice(excess * RECORD_LENGTH);
+	}
+
+	/** Records from the map, for a stored copy that held a transaction twice. */
+	private rewrite(): void {
+		const records: string[] = [];
+		for (const [hash, code] of this.codes) records.push(hash + code);
+		this.records = records.join('');
 	}
 
 	private remove(hash: string): void {

@@ -83,12 +83,28 @@ describe('TransactionStatuses: the last status of each recent transaction, compa
 		expect(memory.stored).toBe('AAAAAAAAAAPPAAAAAAAAAPAAAAAAAAAPC');
 	});
 
-	it('holds 50,000 transactions in 550,000 bytes', () => {
+	it('holds at least 50,000 transactions, 11 bytes each, forgetting the least recently changed 1,000 at a time', () => {
 		const memory = new TransactionStatuses();
-		for (let index = 0; index < REMEMBERED_TRANSACTIONS + 10; index++) memory.advance(tx(index), 'COMPLETED');
+		for (let index = 0; index <= REMEMBERED_TRANSACTIONS + 1000; index++) memory.advance(tx(index), 'COMPLETED');
 		expect(memory.size).toBe(REMEMBERED_TRANSACTIONS);
 		expect(memory.stored.length).toBe(REMEMBERED_TRANSACTIONS * 11);
-		expect(memory.judge(tx(9), 'COMPLETED')).toBe('new');
-		expect(memory.judge(tx(10), 'COMPLETED')).toBe('duplicate');
+		expect(memory.judge(tx(1000), 'COMPLETED')).toBe('new');
+		expect(memory.judge(tx(1001), 'COMPLETED')).toBe('duplicate');
+		memory.advance(tx(0), 'COMPLETED');
+		expect(memory.size).toBe(REMEMBERED_TRANSACTIONS + 1);
+	});
+
+	it('takes in a stored copy whole when it knows nothing yet (a restart), and one that holds a transaction twice by its map', () => {
+		const full = new TransactionStatuses();
+		for (let index = 0; index < 100; index++) full.advance(tx(index), 'PENDING');
+		const restarted = new TransactionStatuses();
+		restarted.merge(full.stored);
+		expect(restarted.stored).toBe(full.stored);
+		expect(restarted.judge(tx(42), 'PENDING')).toBe('duplicate');
+		const twice = new TransactionStatuses();
+		twice.merge(`${tx(1)}P${tx(2)}P${tx(1)}C`);
+		expect(twice.size).toBe(2);
+		expect(twice.stored.length).toBe(22);
+		expect(twice.judge(tx(1), 'COMPLETED')).toBe('duplicate');
 	});
 });
