@@ -42,6 +42,8 @@ const MEMORIES = [
 /** Forged deliveries a second sent beside the Money Trigger's real ones (memory fresh only), unless --forged-per-second says. */
 const FORGED_PER_SECOND = 200;
 const FORGED_IN_FLIGHT = CONCURRENCY;
+/** Real events of a round with forgeries: enough for a median answer time (the flood slows them much). */
+const FORGED_ROUND_EVENTS = 60;
 const KINDS = ['money', 'minimal', 'webhook', 'forged'] as const;
 type Kind = (typeof KINDS)[number];
 
@@ -179,7 +181,7 @@ async function paceOn(db: Database, plan: Plan): Promise<{ rounds: Round[]; figu
 				const forger = forge(`${stack.n8n.url}/webhook/${set.forged.path}`, plan.forgedPerSecond);
 				try {
 					// Retried as a provider retries (n8n itself may answer 503 when its database ping times out under the flood).
-					const measured = await measure(stack, set.forged, plan.events, { maxAttempts: 8 });
+					const measured = await measure(stack, set.forged, Math.min(plan.events, FORGED_ROUND_EVENTS), { maxAttempts: 8 });
 					return { ...measured, forged: await forger.stop() };
 				} finally {
 					await forger.stop();

@@ -25,7 +25,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
-			name: 'n8n assumption: static data is written through toJSON at the save, which n8n makes for an event it runs (after it serialised the execution\'s items) before it answers',
+			name: 'n8n assumption: static data is written through toJSON at the save, which n8n makes for a Money Trigger event it runs (after it serialised the execution\'s items) before it answers',
 			async fn() {
 				await ctx.api.activateWorkflow(id);
 				await waitRegistered(target().url);
