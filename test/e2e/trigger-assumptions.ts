@@ -15,7 +15,7 @@ import { waitRegistered } from './trigger-load';
 import { chain, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } from './workflows';
 
 export function build(ctx: E2eContext): CasePart {
-	const id = 'e2eTriggerAssumption';
+	const id = 'e2eTrigAssume'; // n8n 1.x saves static data only for ids of 16 characters at most (isWorkflowIdValid)
 	const webhookId = webhookIdFor('e2e trigger assumptions');
 	const workflow = chain(id, 'e2e money trigger assumptions', [
 		node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }),

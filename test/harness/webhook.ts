@@ -45,7 +45,7 @@ export interface WebhookHarnessOptions {
 	publicWebhookBaseUrl?: string;
 	/** Mount the webhook under this prefix on the local server (a reverse proxy that adds one). */
 	mountPrefix?: string;
-	/** Deliveries as to the Test URL ('Listen for test event'): mode `manual`, and n8n saves no static data. */
+	/** Deliveries as to the Test URL (Execute step): mode `manual`, and n8n saves no static data. */
 	testMode?: boolean;
 }
 
@@ -358,7 +358,7 @@ export class WebhookHarness {
 		return new WebhookHarness(this.engine, this.options, { node: this.node, storedStaticData: this.storedStaticData });
 	}
 
-	/** The same workflow's Test URL in this process ('Listen for test event'), on its own port. */
+	/** The same workflow's Test URL in this process (Execute step), on its own port. */
 	testListener(): WebhookHarness {
 		return new WebhookHarness(this.engine, { ...this.options, testMode: true }, { node: this.node, storedStaticData: this.storedStaticData, workflowId: this.workflowId });
 	}
