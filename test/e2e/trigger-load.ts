@@ -22,8 +22,8 @@ const BURST_EVENTS = 150;
 const RESTART_EVENTS = 400;
 const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
-/** A sender that behaves like a payments provider's: retries every non-2xx and every timeout. */
-const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000 };
+/** A sender that behaves like a payments provider's: retries every non-2xx and every timeout, with growing delays. */
+const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000, backoff: true };
 
 export function build(ctx: E2eContext): CasePart {
 	const ids = { stream: 'e2eTriggerStream', burst: 'e2eTriggerBurst', restart: 'e2eTriggerRestart' };
