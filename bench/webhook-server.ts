@@ -19,9 +19,10 @@
  *        an execution that evaluates an expression; figure names end in _lazy_isolates)
  *        --pool-size=N (N8N_EXPRESSION_ENGINE_POOL_SIZE: isolates n8n keeps ready; names end in _pool_N)
  *        --forged-per-second=N (200)
+ *        --from-log=FILE (no run: the figures of the rounds an interrupted run logged to stderr)
  */
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import path from 'node:path';
 
@@ -207,47 +208,69 @@ async function paceOn(db: Database, plan: Plan): Promise<{ rounds: Round[]; figu
 				rounds.push(entry);
 				progress(`${db}, memory ${memory.name}, round ${round}: ${JSON.stringify(entry)}`);
 			}
-			const mine = rounds.filter((round) => round.memory === memory.name);
-			const suffix = `${db}_memory_${memory.name}${variantSuffix(plan)}`;
-			const per = (kind: Kind, field: 'eventsPerSecond' | 'answerMs' | 'cpuMsPerEvent') => mine.map((round) => round[field][kind] as number);
-			const ratio = (over: Kind, under: Kind, field: 'eventsPerSecond' | 'answerMs' = 'eventsPerSecond') =>
-				mine.map((round) => (round[field][over] as number) / (round[field][under] as number));
-			figures.push(
-				figure(`webhook_ingestion_vs_minimal_trigger_${suffix}`, 'x', ratio('money', 'minimal'), {
-					ratio: (value) => value,
-					baseline: 'the smallest community webhook trigger (no verification, no memory), same server, same downstream node',
-				}),
-				figure(`webhook_ingestion_vs_webhook_node_${suffix}`, 'x', ratio('money', 'webhook'), {
-					ratio: (value) => value,
-					baseline: "n8n's Webhook node, same server, same downstream node",
-				}),
-				figure(`webhook_minimal_trigger_vs_webhook_node_${suffix}`, 'x', ratio('minimal', 'webhook'), { ratio: (value) => value }),
-				figure(`webhook_events_per_s_money_${suffix}`, 'events/s', per('money', 'eventsPerSecond')),
-				figure(`webhook_events_per_s_minimal_trigger_${suffix}`, 'events/s', per('minimal', 'eventsPerSecond')),
-				figure(`webhook_events_per_s_webhook_node_${suffix}`, 'events/s', per('webhook', 'eventsPerSecond')),
-				figure(`webhook_cpu_ms_per_event_money_${suffix}`, 'ms', per('money', 'cpuMsPerEvent')),
-				figure(`webhook_cpu_ms_per_event_minimal_trigger_${suffix}`, 'ms', per('minimal', 'cpuMsPerEvent')),
-				figure(`webhook_cpu_ms_per_event_webhook_node_${suffix}`, 'ms', per('webhook', 'cpuMsPerEvent')),
-			);
-			if (kinds.includes('forged')) {
-				figures.push(
-					figure(`webhook_answer_ms_with_forgeries_vs_without_${suffix}`, 'x', ratio('forged', 'money', 'answerMs'), {
-						ratio: (value) => value,
-						baseline: `the Money Trigger's median answer time to real events in the same round without forged deliveries (${plan.forgedPerSecond} forged a second beside them)`,
-					}),
-					figure(`webhook_ingestion_with_forgeries_vs_without_${suffix}`, 'x', ratio('forged', 'money'), { ratio: (value) => value }),
-					figure(`webhook_forged_per_s_achieved_${suffix}`, 'deliveries/s', mine.map((round) => round.forgedPerSecond as number), {
-						note: `offered ${plan.forgedPerSecond}/s, at most ${FORGED_IN_FLIGHT} in flight`,
-					}),
-					figure(`webhook_answer_ms_money_${suffix}`, 'ms', per('money', 'answerMs')),
-					figure(`webhook_answer_ms_money_with_forgeries_${suffix}`, 'ms', per('forged', 'answerMs')),
-				);
-			}
+			figures.push(...figuresOf(rounds.filter((round) => round.memory === memory.name), `${db}_memory_${memory.name}${variantSuffix(plan)}`, plan));
 		}
 		return { rounds, figures };
 	} finally {
 		await stack.stop();
 	}
+}
+
+/** The figures of one database and memory from its rounds (also from the log of an interrupted run: --from-log). */
+function figuresOf(mine: Round[], suffix: string, plan: Plan): FigureResult[] {
+	const figures: FigureResult[] = [];
+	const per = (kind: Kind, field: 'eventsPerSecond' | 'answerMs' | 'cpuMsPerEvent') => mine.map((round) => round[field][kind] as number);
+	const ratio = (over: Kind, under: Kind, field: 'eventsPerSecond' | 'answerMs' = 'eventsPerSecond') =>
+		mine.map((round) => (round[field][over] as number) / (round[field][under] as number));
+	figures.push(
+		figure(`webhook_ingestion_vs_minimal_trigger_${suffix}`, 'x', ratio('money', 'minimal'), {
+			ratio: (value) => value,
+			baseline: 'the smallest community webhook trigger (no verification, no memory), same server, same downstream node',
+		}),
+		figure(`webhook_ingestion_vs_webhook_node_${suffix}`, 'x', ratio('money', 'webhook'), {
+			ratio: (value) => value,
+			baseline: "n8n's Webhook node, same server, same downstream node",
+		}),
+		figure(`webhook_minimal_trigger_vs_webhook_node_${suffix}`, 'x', ratio('minimal', 'webhook'), { ratio: (value) => value }),
+		figure(`webhook_events_per_s_money_${suffix}`, 'events/s', per('money', 'eventsPerSecond')),
+		figure(`webhook_events_per_s_minimal_trigger_${suffix}`, 'events/s', per('minimal', 'eventsPerSecond')),
+		figure(`webhook_events_per_s_webhook_node_${suffix}`, 'events/s', per('webhook', 'eventsPerSecond')),
+		figure(`webhook_cpu_ms_per_event_money_${suffix}`, 'ms', per('money', 'cpuMsPerEvent')),
+		figure(`webhook_cpu_ms_per_event_minimal_trigger_${suffix}`, 'ms', per('minimal', 'cpuMsPerEvent')),
+		figure(`webhook_cpu_ms_per_event_webhook_node_${suffix}`, 'ms', per('webhook', 'cpuMsPerEvent')),
+	);
+	if (mine.some((round) => round.eventsPerSecond.forged !== undefined)) {
+		figures.push(
+			figure(`webhook_answer_ms_with_forgeries_vs_without_${suffix}`, 'x', ratio('forged', 'money', 'answerMs'), {
+				ratio: (value) => value,
+				baseline: `the Money Trigger's median answer time to real events in the same round without forged deliveries (${plan.forgedPerSecond} forged a second beside them)`,
+			}),
+			figure(`webhook_ingestion_with_forgeries_vs_without_${suffix}`, 'x', ratio('forged', 'money'), { ratio: (value) => value }),
+			figure(`webhook_forged_per_s_achieved_${suffix}`, 'deliveries/s', mine.map((round) => round.forgedPerSecond as number), {
+				note: `offered ${plan.forgedPerSecond}/s, at most ${FORGED_IN_FLIGHT} in flight`,
+			}),
+			figure(`webhook_answer_ms_money_${suffix}`, 'ms', per('money', 'answerMs')),
+			figure(`webhook_answer_ms_money_with_forgeries_${suffix}`, 'ms', per('forged', 'answerMs')),
+		);
+	}
+	return figures;
+}
+
+/**
+ * The rounds of one database from the progress log of a run (its stderr) that did not finish, with
+ * their figures: `--from-log=FILE` with the run's own flags.
+ */
+function roundsFromLog(log: string, db: Database, plan: Plan): { rounds: Round[]; figures: FigureResult[] } {
+	const rounds: Round[] = [];
+	for (const line of log.split('\n')) {
+		const match = new RegExp(`\\] ${db}, memory (\\w+), round \\d+: (\\{.*\\})$`).exec(line);
+		if (match) rounds.push(JSON.parse(match[2]) as Round);
+	}
+	const figures = plan.memories.flatMap((memory) => {
+		const mine = rounds.filter((round) => round.memory === memory.name);
+		return mine.length > 0 ? figuresOf(mine, `${db}_memory_${memory.name}${variantSuffix(plan)}`, plan) : [];
+	});
+	return { rounds, figures };
 }
 
 /** What one event costs n8n, Money Trigger vs Webhook node, counted one event at a time. */
@@ -295,14 +318,15 @@ async function main(): Promise<void> {
 	const figures: FigureResult[] = [];
 	const rounds: Record<string, Round[]> = {};
 	const counts: Record<string, Record<string, EventCosts>> = {};
+	const fromLog = process.argv.find((arg) => arg.startsWith('--from-log='))?.slice('--from-log='.length);
 	for (const db of plan.databases) {
-		const pace = await paceOn(db, plan);
+		const pace = fromLog ? roundsFromLog(readFileSync(fromLog, 'utf8'), db, plan) : await paceOn(db, plan);
 		rounds[db] = pace.rounds;
 		for (const result of pace.figures) {
 			figures.push(result);
 			process.stdout.write(`${formatLine(result)}\n`);
 		}
-		if (plan.counts) counts[db] = await countsOn(db, plan);
+		if (plan.counts && !fromLog) counts[db] = await countsOn(db, plan);
 	}
 	const loadAfter = os.loadavg()[0];
 	const header = `Command: \`npm run bench:webhook-server${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` (${new Date().toISOString().slice(0, 10)}, n8n ${n8nVersion()}, ${os.cpus().length} cores, load average ${load.before.toFixed(1)} before, ${loadAfter.toFixed(1)} after; ${plan.rounds} rounds of ${plan.events} events at concurrency ${CONCURRENCY}).`;
