@@ -3,7 +3,7 @@
  * `n8n webhook` processes (docs/webhook-memory.md): a sustained stream at concurrency 16 from a
  * sender that retries every non-2xx and timeout (every acknowledged event has exactly one finished
  * execution); a burst of distinct events, the webhook process restarted, every event redelivered
- * (no second run, the memory holds every id); and the same across two webhook processes, where
+ * (no second run, the memory holds every status); and the same across two webhook processes, where
  * the memory cannot be complete: events run again after the restart are counted per 1,000.
  */
 
