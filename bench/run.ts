@@ -18,7 +18,7 @@ import { reconcileFigures } from './figures/reconcile';
 import { returnAllFigures } from './figures/return-all';
 import { sandboxFigures } from './figures/sandbox';
 import { tokenFigures } from './figures/token';
-import { webhookFigures } from './figures/webhook';
+import { memoryFigures, webhookFigures } from './figures/webhook';
 import { fetchToken } from './floor';
 import { SandboxProcess } from './processes';
 import { type FigureResult, formatLine, progress, unmeasured } from './stats';
@@ -115,6 +115,7 @@ async function main(): Promise<void> {
 		}
 		if (context && plan.groups.has('webhook')) {
 			report(await webhookFigures(context, { deliveries: plan.webhookDeliveries, runs: plan.runs }));
+			report(memoryFigures({ runs: plan.runs }));
 		}
 		await context?.sandbox.close();
 		context = undefined;

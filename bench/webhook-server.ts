@@ -1,28 +1,36 @@
 /**
- * `npm run bench:webhook-server` (builds first): the Money Trigger's pace against n8n's own Webhook
- * node in a real n8n 2.41 server (regular mode), both workflows active on the same server, each
- * trigger followed by the same No Operation node (issue 23, item 5). Signed events to the Money
- * Trigger, unsigned ones to the Webhook node, at concurrency 8, rounds alternating which goes
- * first; the figure is the median of the per-round ratios of completed events per second, with the
- * trigger's memory fresh and holding 2,000 events, on SQLite and on Postgres. A counting run (query
- * log and debug log on) says what each event costs n8n. Results: bench/results/webhook-server.json
- * and .md (never latest.json).
+ * `npm run bench:webhook-server` (builds first): the Money Trigger's pace in a real n8n 2.41 server
+ * (regular mode) against the smallest community webhook trigger (no verification, no memory:
+ * server/minimal-trigger.ts, installed beside the pack) and against n8n's own Webhook node, all
+ * active on the same server, each trigger followed by the same No Operation node (issue 30, item 2).
+ * Signed events to the Money Trigger, unsigned ones to the others, at concurrency 8, rounds
+ * rotating which goes first; each figure is the median of the per-round ratios of completed events
+ * per second, with the trigger's memory fresh and holding 50,000 transactions, on SQLite and on
+ * Postgres. With the memory fresh, each round also runs the Money Trigger with 200 forged
+ * deliveries a second sent to it at the same time (issue 30, item 4): real events' answer times
+ * against the same round's run without them. A counting run (query log and debug log on) says what
+ * each event costs n8n. Results: bench/results/webhook-server.json and .md (never latest.json).
  *
  * Flags: --db=sqlite,postgres  --rounds=N (5)  --events=N (300)  --quick (2 rounds of 120)
- *        --no-counts (skip the counting run)  --memory=fresh,2000
+ *        --no-counts (skip the counting run)  --memory=fresh,50000
  *        --legacy-expressions (n8n's N8N_EXPRESSION_ENGINE=legacy: no expression isolate per
  *        request; figure names end in _legacy_expressions)
  *        --lazy-isolates (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true: an isolate only for a request or
  *        an execution that evaluates an expression; figure names end in _lazy_isolates)
+ *        --pool-size=N (N8N_EXPRESSION_ENGINE_POOL_SIZE: isolates n8n keeps ready; names end in _pool_N)
+ *        --forged-per-second=N (200)
+ *        --from-log=FILE (no run: the figures of the rounds an interrupted run logged to stderr)
  */
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import path from 'node:path';
 
 import { n8nVersion } from '../scripts/n8n';
 import { chargeEvents, runTag } from '../test/e2e/deliveries';
 import { COUNTING_ENV, costsFromLog, cpuMs, type EventCosts } from './server/costs';
+import { signWebhook } from '../sandbox/domain/webhooks';
+import { minimalWorkflow } from './server/minimal-trigger';
 import { moneyWorkflow, paceRound, webhookNodeWorkflow, type PaceWorkflow } from './server/pace';
 import { startStack, type Database, type ServerStack } from './server/stack';
 import { figure, formatLine, progress, type FigureResult } from './stats';
@@ -30,8 +38,15 @@ import { figure, formatLine, progress, type FigureResult } from './stats';
 const CONCURRENCY = 8;
 const MEMORIES = [
 	{ name: 'fresh', remembered: 0 },
-	{ name: '2000', remembered: 2000 },
+	{ name: '50000', remembered: 50_000 },
 ] as const;
+/** Forged deliveries a second sent beside the Money Trigger's real ones (memory fresh only), unless --forged-per-second says. */
+const FORGED_PER_SECOND = 200;
+const FORGED_IN_FLIGHT = CONCURRENCY;
+/** Real events of a round with forgeries: enough for a median answer time (the flood slows them much). */
+const FORGED_ROUND_EVENTS = 60;
+const KINDS = ['money', 'minimal', 'webhook', 'forged'] as const;
+type Kind = (typeof KINDS)[number];
 
 interface Plan {
 	databases: Database[];
@@ -39,8 +54,10 @@ interface Plan {
 	events: number;
 	counts: boolean;
 	memories: Array<(typeof MEMORIES)[number]>;
-	/** n8n's expression engine as installed, or one of the two settings that spare isolates. */
+	/** n8n's expression engine as installed, or one of the settings that spare isolates. */
 	variant?: 'legacy-expressions' | 'lazy-isolates';
+	poolSize?: number;
+	forgedPerSecond: number;
 }
 
 function parsePlan(argv: string[]): Plan {
@@ -48,7 +65,8 @@ function parsePlan(argv: string[]): Plan {
 	const quick = argv.includes('--quick');
 	const databases = (value('db') ?? 'sqlite,postgres').split(',') as Database[];
 	for (const db of databases) if (db !== 'sqlite' && db !== 'postgres') throw new Error(`unknown --db ${db}`);
-	const memories = (value('memory') ?? 'fresh,2000').split(',');
+	const memories = (value('memory') ?? 'fresh,50000').split(',');
+	const poolSize = value('pool-size');
 	return {
 		databases,
 		rounds: Number(value('rounds') ?? (quick ? 2 : 5)),
@@ -56,24 +74,68 @@ function parsePlan(argv: string[]): Plan {
 		counts: !argv.includes('--no-counts'),
 		memories: MEMORIES.filter((memory) => memories.includes(memory.name)),
 		variant: (['legacy-expressions', 'lazy-isolates'] as const).find((name) => argv.includes(`--${name}`)),
+		poolSize: poolSize === undefined ? undefined : Number(poolSize),
+		forgedPerSecond: Number(value('forged-per-second') ?? FORGED_PER_SECOND),
 	};
 }
 
 interface Round {
 	memory: string;
-	first: 'money' | 'webhook';
-	money: number;
-	webhook: number;
-	ratio: number;
-	moneyCpuMsPerEvent: number;
-	webhookCpuMsPerEvent: number;
-	answers: Record<string, Record<string, number>>;
+	order: Kind[];
+	eventsPerSecond: Partial<Record<Kind, number>>;
+	answerMs: Partial<Record<Kind, number>>;
+	cpuMsPerEvent: Partial<Record<Kind, number>>;
+	answers: Partial<Record<Kind, Record<string, number>>>;
+	forgedSent?: number;
+	forgedPerSecond?: number;
+	forgedAnswers?: Record<string, number>;
 }
 
 function engineEnv(plan: Plan): Record<string, string> {
-	if (plan.variant === 'legacy-expressions') return { N8N_EXPRESSION_ENGINE: 'legacy' };
-	if (plan.variant === 'lazy-isolates') return { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' };
-	return {};
+	const env: Record<string, string> = {};
+	if (plan.variant === 'legacy-expressions') env.N8N_EXPRESSION_ENGINE = 'legacy';
+	if (plan.variant === 'lazy-isolates') env.N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE = 'true';
+	if (plan.poolSize !== undefined) env.N8N_EXPRESSION_ENGINE_POOL_SIZE = String(plan.poolSize);
+	return env;
+}
+
+function variantSuffix(plan: Plan): string {
+	return `${plan.variant ? `_${plan.variant.replace('-', '_')}` : ''}${plan.poolSize !== undefined ? `_pool_${plan.poolSize}` : ''}`;
+}
+
+/**
+ * Forged deliveries (a signature made with another secret) at `perSecond` to `url` until stopped,
+ * at most FORGED_IN_FLIGHT at a time (as many as the real sender): a rate n8n cannot answer is
+ * offered, not piled up; the rate achieved is reported. Their answers are counted.
+ */
+function forge(url: string, perSecond: number): { stop(): Promise<{ sent: number; perSecond: number; answers: Record<string, number> }> } {
+	const started = Date.now();
+	const answers: Record<string, number> = {};
+	const inFlight = new Set<Promise<void>>();
+	let sent = 0;
+	const body = JSON.stringify({ id: 'evt_forged', event: 'charge.completed', data: { reference: 'CH-forged', type: 'charge', status: { code: 1, label: 'COMPLETED' } } });
+	const timer = setInterval(() => {
+		if (inFlight.size >= FORGED_IN_FLIGHT) return;
+		const headers = signWebhook({ url, scheme: 'request-style', secret: 'not-the-webhook-secret' }, body, Math.floor(Date.now() / 1000));
+		sent++;
+		const request: Promise<void> = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body })
+			.then(async (res) => {
+				await res.arrayBuffer();
+				answers[res.status] = (answers[res.status] || 0) + 1;
+			})
+			.catch(() => {
+				answers.error = (answers.error || 0) + 1;
+			})
+			.finally(() => inFlight.delete(request));
+		inFlight.add(request);
+	}, 1000 / perSecond);
+	return {
+		async stop() {
+			clearInterval(timer);
+			await Promise.all([...inFlight]);
+			return { sent, perSecond: sent / ((Date.now() - started) / 1000), answers };
+		},
+	};
 }
 
 async function ready(stack: ServerStack, targets: PaceWorkflow[]): Promise<void> {
@@ -90,64 +152,125 @@ async function ready(stack: ServerStack, targets: PaceWorkflow[]): Promise<void>
 }
 
 /** One measured run of a workflow: events per second and the n8n process's CPU per event. */
-async function measure(stack: ServerStack, target: PaceWorkflow, events: number) {
+async function measure(stack: ServerStack, target: PaceWorkflow, events: number, { maxAttempts = 1 } = {}) {
 	const pid = stack.n8n.process.pid as number;
 	const cpuBefore = cpuMs(pid);
-	const result = await paceRound(stack.api, stack.n8n.url, target, chargeEvents(`r${runTag()}`, events), { concurrency: CONCURRENCY, secret: stack.sandbox.info.webhookSecret });
+	const result = await paceRound(stack.api, stack.n8n.url, target, chargeEvents(`r${runTag()}`, events), { concurrency: CONCURRENCY, secret: stack.sandbox.info.webhookSecret, maxAttempts });
 	if (result.executions !== events || result.unfinished > 0) throw new Error(`${target.workflow.id}: ${JSON.stringify(result)}`);
 	return { ...result, cpuMsPerEvent: (cpuMs(pid) - cpuBefore) / events };
 }
 
+type Contenders = Record<Kind, PaceWorkflow>;
+
 async function paceOn(db: Database, plan: Plan): Promise<{ rounds: Round[]; figures: FigureResult[] }> {
-	progress(`${db}: starting n8n (regular mode) with the pack`);
+	progress(`${db}: starting n8n (regular mode) with the pack and the minimal trigger`);
 	const stack = await startStack(db, { env: engineEnv(plan) });
 	try {
 		const rounds: Round[] = [];
 		const figures: FigureResult[] = [];
 		for (const memory of plan.memories) {
-			const pairs = Array.from({ length: plan.rounds + 1 }, (_, round) => ({
+			const kinds: Kind[] = memory.remembered === 0 ? [...KINDS] : ['money', 'minimal', 'webhook'];
+			const sets: Contenders[] = Array.from({ length: plan.rounds + 1 }, (_, round) => ({
 				money: moneyWorkflow(`bm${db[0]}${memory.name}${round}`, memory.remembered),
+				minimal: minimalWorkflow(`bn${db[0]}${memory.name}${round}`),
 				webhook: webhookNodeWorkflow(`bw${db[0]}${memory.name}${round}`),
+				forged: moneyWorkflow(`bf${db[0]}${memory.name}${round}`, memory.remembered),
 			}));
-			await ready(stack, pairs.flatMap((pair) => [pair.money, pair.webhook]));
+			await ready(stack, sets.flatMap((set) => kinds.map((kind) => set[kind])));
+			const run = async (kind: Kind, set: Contenders) => {
+				if (kind !== 'forged') return { ...(await measure(stack, set[kind], plan.events)) };
+				const forger = forge(`${stack.n8n.url}/webhook/${set.forged.path}`, plan.forgedPerSecond);
+				try {
+					// Retried as a provider retries (n8n itself may answer 503 when its database ping times out under the flood).
+					const measured = await measure(stack, set.forged, Math.min(plan.events, FORGED_ROUND_EVENTS), { maxAttempts: 8 });
+					return { ...measured, forged: await forger.stop() };
+				} finally {
+					await forger.stop();
+				}
+			};
 			progress(`${db}, memory ${memory.name}: warm-up round`);
-			await measure(stack, pairs[0].money, plan.events);
-			await measure(stack, pairs[0].webhook, plan.events);
+			for (const kind of kinds) await run(kind, sets[0]);
 			for (let round = 1; round <= plan.rounds; round++) {
-				const first = round % 2 === 1 ? 'money' : 'webhook';
-				const order = first === 'money' ? ['money', 'webhook'] as const : ['webhook', 'money'] as const;
-				const measured: Record<string, Awaited<ReturnType<typeof measure>>> = {};
-				for (const kind of order) measured[kind] = await measure(stack, pairs[round][kind], plan.events);
-				const entry: Round = {
-					memory: memory.name,
-					first,
-					money: measured.money.eventsPerSecond,
-					webhook: measured.webhook.eventsPerSecond,
-					ratio: measured.money.eventsPerSecond / measured.webhook.eventsPerSecond,
-					moneyCpuMsPerEvent: measured.money.cpuMsPerEvent,
-					webhookCpuMsPerEvent: measured.webhook.cpuMsPerEvent,
-					answers: { money: measured.money.answers, webhook: measured.webhook.answers },
-				};
+				const order = kinds.map((_, index) => kinds[(index + round) % kinds.length]);
+				const entry: Round = { memory: memory.name, order, eventsPerSecond: {}, answerMs: {}, cpuMsPerEvent: {}, answers: {} };
+				for (const kind of order) {
+					const measured = await run(kind, sets[round]);
+					entry.eventsPerSecond[kind] = measured.eventsPerSecond;
+					entry.answerMs[kind] = measured.answerMs;
+					entry.cpuMsPerEvent[kind] = measured.cpuMsPerEvent;
+					entry.answers[kind] = measured.answers;
+					if ('forged' in measured && measured.forged) {
+						entry.forgedSent = measured.forged.sent;
+						entry.forgedPerSecond = measured.forged.perSecond;
+						entry.forgedAnswers = measured.forged.answers;
+					}
+				}
 				rounds.push(entry);
 				progress(`${db}, memory ${memory.name}, round ${round}: ${JSON.stringify(entry)}`);
 			}
-			const mine = rounds.filter((round) => round.memory === memory.name);
-			const suffix = `${db}_memory_${memory.name}${plan.variant ? `_${plan.variant.replace('-', '_')}` : ''}`;
-			figures.push(
-				figure(`webhook_ingestion_vs_webhook_node_${suffix}`, 'x', mine.map((round) => round.ratio), {
-					ratio: (value) => value,
-					baseline: "n8n's Webhook node, same server, same downstream node",
-				}),
-				figure(`webhook_events_per_s_money_${suffix}`, 'events/s', mine.map((round) => round.money)),
-				figure(`webhook_events_per_s_webhook_node_${suffix}`, 'events/s', mine.map((round) => round.webhook)),
-				figure(`webhook_cpu_ms_per_event_money_${suffix}`, 'ms', mine.map((round) => round.moneyCpuMsPerEvent)),
-				figure(`webhook_cpu_ms_per_event_webhook_node_${suffix}`, 'ms', mine.map((round) => round.webhookCpuMsPerEvent)),
-			);
+			figures.push(...figuresOf(rounds.filter((round) => round.memory === memory.name), `${db}_memory_${memory.name}${variantSuffix(plan)}`, plan));
 		}
 		return { rounds, figures };
 	} finally {
 		await stack.stop();
 	}
+}
+
+/** The figures of one database and memory from its rounds (also from the log of an interrupted run: --from-log). */
+function figuresOf(mine: Round[], suffix: string, plan: Plan): FigureResult[] {
+	const figures: FigureResult[] = [];
+	const per = (kind: Kind, field: 'eventsPerSecond' | 'answerMs' | 'cpuMsPerEvent') => mine.map((round) => round[field][kind] as number);
+	const ratio = (over: Kind, under: Kind, field: 'eventsPerSecond' | 'answerMs' = 'eventsPerSecond') =>
+		mine.map((round) => (round[field][over] as number) / (round[field][under] as number));
+	figures.push(
+		figure(`webhook_ingestion_vs_minimal_trigger_${suffix}`, 'x', ratio('money', 'minimal'), {
+			ratio: (value) => value,
+			baseline: 'the smallest community webhook trigger (no verification, no memory), same server, same downstream node',
+		}),
+		figure(`webhook_ingestion_vs_webhook_node_${suffix}`, 'x', ratio('money', 'webhook'), {
+			ratio: (value) => value,
+			baseline: "n8n's Webhook node, same server, same downstream node",
+		}),
+		figure(`webhook_minimal_trigger_vs_webhook_node_${suffix}`, 'x', ratio('minimal', 'webhook'), { ratio: (value) => value }),
+		figure(`webhook_events_per_s_money_${suffix}`, 'events/s', per('money', 'eventsPerSecond')),
+		figure(`webhook_events_per_s_minimal_trigger_${suffix}`, 'events/s', per('minimal', 'eventsPerSecond')),
+		figure(`webhook_events_per_s_webhook_node_${suffix}`, 'events/s', per('webhook', 'eventsPerSecond')),
+		figure(`webhook_cpu_ms_per_event_money_${suffix}`, 'ms', per('money', 'cpuMsPerEvent')),
+		figure(`webhook_cpu_ms_per_event_minimal_trigger_${suffix}`, 'ms', per('minimal', 'cpuMsPerEvent')),
+		figure(`webhook_cpu_ms_per_event_webhook_node_${suffix}`, 'ms', per('webhook', 'cpuMsPerEvent')),
+	);
+	if (mine.some((round) => round.eventsPerSecond.forged !== undefined)) {
+		figures.push(
+			figure(`webhook_answer_ms_with_forgeries_vs_without_${suffix}`, 'x', ratio('forged', 'money', 'answerMs'), {
+				ratio: (value) => value,
+				baseline: `the Money Trigger's median answer time to real events in the same round without forged deliveries (${plan.forgedPerSecond} forged a second beside them)`,
+			}),
+			figure(`webhook_ingestion_with_forgeries_vs_without_${suffix}`, 'x', ratio('forged', 'money'), { ratio: (value) => value }),
+			figure(`webhook_forged_per_s_achieved_${suffix}`, 'deliveries/s', mine.map((round) => round.forgedPerSecond as number), {
+				note: `offered ${plan.forgedPerSecond}/s, at most ${FORGED_IN_FLIGHT} in flight`,
+			}),
+			figure(`webhook_answer_ms_money_${suffix}`, 'ms', per('money', 'answerMs')),
+			figure(`webhook_answer_ms_money_with_forgeries_${suffix}`, 'ms', per('forged', 'answerMs')),
+		);
+	}
+	return figures;
+}
+
+/**
+ * The rounds of one database from the progress log of a run (its stderr) that did not finish, with
+ * their figures: `--from-log=FILE` with the run's own flags.
+ */
+function roundsFromLog(log: string, db: Database, plan: Plan): { rounds: Round[]; figures: FigureResult[] } {
+	const rounds: Round[] = [];
+	for (const line of log.split('\n')) {
+		const match = new RegExp(`\\] ${db}, memory (\\w+), round \\d+: (\\{.*\\})$`).exec(line);
+		if (match) rounds.push(JSON.parse(match[2]) as Round);
+	}
+	const figures = plan.memories.flatMap((memory) => {
+		const mine = rounds.filter((round) => round.memory === memory.name);
+		return mine.length > 0 ? figuresOf(mine, `${db}_memory_${memory.name}${variantSuffix(plan)}`, plan) : [];
+	});
+	return { rounds, figures };
 }
 
 /** What one event costs n8n, Money Trigger vs Webhook node, counted one event at a time. */
@@ -156,7 +279,7 @@ async function countsOn(db: Database, plan: Plan): Promise<Record<string, EventC
 	const stack = await startStack(db, { env: { ...COUNTING_ENV, ...engineEnv(plan) } });
 	const events = 30;
 	try {
-		const targets = { money: moneyWorkflow(`cm${db[0]}`, 2000), webhook: webhookNodeWorkflow(`cw${db[0]}`) };
+		const targets = { money: moneyWorkflow(`cm${db[0]}`, 50_000), minimal: minimalWorkflow(`cn${db[0]}`), webhook: webhookNodeWorkflow(`cw${db[0]}`) };
 		await ready(stack, [targets.money, targets.webhook]);
 		const out: Record<string, EventCosts> = {};
 		for (const [kind, target] of Object.entries(targets)) {
@@ -177,7 +300,7 @@ function markdown(figures: FigureResult[], counts: Record<string, Record<string,
 	const lines = [header, '', '| Figure | Median | Unit | Runs | Min .. max |', '|---|---|---|---|---|'];
 	for (const result of figures) lines.push(`| \`${result.name}\` | ${cell(result.value)} | ${result.unit} | ${result.runs} | ${cell(result.min)} .. ${cell(result.max)} |`);
 	if (Object.keys(counts).length > 0) {
-		lines.push('', 'Per event, one at a time, memory holding 2,000 events:', '', '| Database | Trigger | Queries | Writes | Static-data writes | Credential reads | Isolates built |', '|---|---|---|---|---|---|---|');
+		lines.push('', 'Per event, one at a time, memory holding 50,000 transactions:', '', '| Database | Trigger | Queries | Writes | Static-data writes | Credential reads | Isolates built |', '|---|---|---|---|---|---|---|');
 		for (const [db, kinds] of Object.entries(counts)) {
 			for (const [kind, cost] of Object.entries(kinds)) {
 				lines.push(`| ${db} | ${kind} | ${cost.queries} | ${cost.writes} | ${cost.staticDataWrites} | ${cost.credentialReads} | ${cost.isolatesBuilt} |`);
@@ -195,21 +318,22 @@ async function main(): Promise<void> {
 	const figures: FigureResult[] = [];
 	const rounds: Record<string, Round[]> = {};
 	const counts: Record<string, Record<string, EventCosts>> = {};
+	const fromLog = process.argv.find((arg) => arg.startsWith('--from-log='))?.slice('--from-log='.length);
 	for (const db of plan.databases) {
-		const pace = await paceOn(db, plan);
+		const pace = fromLog ? roundsFromLog(readFileSync(fromLog, 'utf8'), db, plan) : await paceOn(db, plan);
 		rounds[db] = pace.rounds;
 		for (const result of pace.figures) {
 			figures.push(result);
 			process.stdout.write(`${formatLine(result)}\n`);
 		}
-		if (plan.counts) counts[db] = await countsOn(db, plan);
+		if (plan.counts && !fromLog) counts[db] = await countsOn(db, plan);
 	}
 	const loadAfter = os.loadavg()[0];
 	const header = `Command: \`npm run bench:webhook-server${process.argv.slice(2).length ? ` -- ${process.argv.slice(2).join(' ')}` : ''}\` (${new Date().toISOString().slice(0, 10)}, n8n ${n8nVersion()}, ${os.cpus().length} cores, load average ${load.before.toFixed(1)} before, ${loadAfter.toFixed(1)} after; ${plan.rounds} rounds of ${plan.events} events at concurrency ${CONCURRENCY}).`;
 	const directory = path.join(__dirname, 'results');
 	mkdirSync(directory, { recursive: true });
 	const result = { date: new Date().toISOString(), n8n: n8nVersion(), machine: `${os.cpus().length} cores`, loadAverage: { before: load.before, after: loadAfter }, plan, figures, counts, rounds };
-	const name = `webhook-server${plan.variant ? `-${plan.variant}` : ''}`;
+	const name = `webhook-server${plan.variant ? `-${plan.variant}` : ''}${plan.poolSize !== undefined ? `-pool-${plan.poolSize}` : ''}`;
 	writeFileSync(path.join(directory, `${name}.json`), `${JSON.stringify(result, null, '\t')}\n`);
 	writeFileSync(path.join(directory, `${name}.md`), markdown(figures, counts, header));
 	progress(`done in ${((Date.now() - started) / 1000).toFixed(0)} s; wrote bench/results/${name}.json and .md`);

@@ -10,7 +10,7 @@
  *   4. run the named checks of test/e2e/cases.ts in order: `ok - name` / `not ok - name: reason`
  *   5. print `N passed, N failed` as the last line; exit 1 on any failure
  *
- * Environment: E2E_ONLY=substring[|substring...] (run matching checks only; the others are skipped and not
+ * Environment: E2E_ONLY=substring[|substring...] (run matching checks only, case-insensitive; the others are skipped and not
  * counted), E2E_KEEP=1 (keep the n8n user folder; it is always kept on failure), MONEY_PACK_DIR
  * (test another build: a folder with package.json + dist), MONEY_TOTALS_FILE (totals appended as
  * JSON for .ci/run), and those of scripts/n8n/versions.ts (MONEY_CACHE_DIR, ...).
@@ -31,7 +31,9 @@ import * as reruns from '../test/e2e/reruns';
 import * as resends from '../test/e2e/resends';
 import * as retryChanges from '../test/e2e/retry-changes';
 import * as subWorkflows from '../test/e2e/sub-workflows';
+import * as triggerAssumptions from '../test/e2e/trigger-assumptions';
 import * as triggerConfirm from '../test/e2e/trigger-confirm';
+import * as triggerHorizon from '../test/e2e/trigger-horizon';
 import * as triggerLoad from '../test/e2e/trigger-load';
 import * as triggerThrottle from '../test/e2e/trigger-throttle';
 import * as triggerMemory from '../test/e2e/trigger-memory';
@@ -57,7 +59,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
 /**
  * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.
@@ -159,7 +161,7 @@ async function main(): Promise<number> {
 
 		const only = process.env.E2E_ONLY;
 		for (const check of checks) {
-			if (only && !only.split('|').some((part) => check.name.includes(part))) continue;
+			if (only && !only.split('|').some((part) => check.name.toLowerCase().includes(part.toLowerCase()))) continue;
 			const t = Date.now();
 			try {
 				await check.fn();

@@ -133,7 +133,7 @@ async function main(): Promise<number> {
 			['a worker killed mid-run, default key: the Retry pays nothing twice (what a re-send does is reported)', () => killDuringRun(ctx, { withReference: false })],
 			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
 			['a sustained stream of Money Trigger events (concurrency 16, the sender retrying) on Postgres: every acknowledged event runs exactly once', () => sustainedStream(ctx)],
-			['300 distinct events at once, the webhook process restarted, each redelivered: every event runs once, the memory holds every id', () => burstRestartRedeliver(ctx, { events: 300, processes: 1 })],
+			['300 distinct events at once, the webhook process restarted, each redelivered: every event runs once, the memory holds every status', () => burstRestartRedeliver(ctx, { events: 300, processes: 1 })],
 			['1,000 distinct events at once over two webhook processes, both restarted, each redelivered: events run again reported per 1,000 (goal 0)', () => burstRestartRedeliver(ctx, { events: 1000, processes: 2 })],
 			['the poll trigger runs on the leader only and emits each final charge once', async () => {
 				const outcome = await poll;

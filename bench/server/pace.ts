@@ -5,6 +5,8 @@
  */
 
 import type { Execution, PublicApi } from '../../scripts/n8n';
+import { referenceKey } from '../../nodes/events/memory';
+import { transactionHash, TransactionStatuses } from '../../nodes/MoneyTrigger/memory/statuses';
 import type { WebhookTarget } from '../../sandbox/domain/webhooks';
 import { sendAll, type StreamEvent } from '../../test/e2e/deliveries';
 import { chain, moneyTriggerParams, node, webhookIdFor, type Workflow, type WorkflowNode } from '../../test/e2e/workflows';
@@ -24,15 +26,15 @@ export interface PaceWorkflow {
 }
 
 /**
- * A Money Trigger memory holding `count` events accepted an hour ago (outside the replay window,
- * so new events replace the oldest: the memory stays at its cap) and as many references.
+ * A Money Trigger memory holding `count` transactions, as the trigger stores it after that many
+ * (built by its own code, nodes/MoneyTrigger/memory/statuses.ts), for the workflow's static data:
+ * n8n imports it with the workflow, and the trigger takes it in on the first delivery as it does
+ * a copy saved before a restart. Delivering 50,000 events instead would take most of an hour.
  */
 export function rememberedMemory(nodeId: string, count: number): Record<string, unknown> {
-	const acceptedAt = Math.floor(Date.now() / 1000) - 3600;
-	const events = Array.from({ length: count }, (_, index) => [`evt_remembered_${index}`, acceptedAt]);
-	const statuses = Array.from({ length: Math.min(count, 1000) }, (_, index) => [`charge:CH-remembered-${index}`, 'COMPLETED']);
-	const memory = { events: JSON.stringify(events), statuses: JSON.stringify(statuses) };
-	return { global: { moneyTriggerMemory: { writer: 'bench-prefill:1', nodes: { [nodeId]: memory } } } };
+	const statuses = new TransactionStatuses(count);
+	for (let index = 0; index < count; index++) statuses.advance(transactionHash(referenceKey('charge', `CH-remembered-${index}`)), 'COMPLETED');
+	return { global: { moneyTriggerMemory: { writer: 'bench-prefill:1', nodes: { [nodeId]: statuses.stored } } } };
 }
 
 /** Money Trigger → No Operation; `remembered` preloads the trigger's memory. */
@@ -79,6 +81,8 @@ export async function waitFinished(api: PublicApi, workflowId: string, count: nu
 
 export interface RoundResult {
 	eventsPerSecond: number;
+	/** Median time to the answer of an attempt that got a 2xx, ms. */
+	answerMs: number;
 	executions: number;
 	unfinished: number;
 	acknowledged: number;
@@ -90,7 +94,7 @@ export async function paceRound(
 	baseUrl: string,
 	target: PaceWorkflow,
 	events: StreamEvent[],
-	{ concurrency, secret }: { concurrency: number; secret: string },
+	{ concurrency, secret, maxAttempts = 1 }: { concurrency: number; secret: string; maxAttempts?: number },
 ): Promise<RoundResult> {
 	const url = `${baseUrl}/webhook/${target.path}`;
 	// Executions from before (the Webhook node runs the registration probe's POST too) are not this round's.
@@ -100,14 +104,18 @@ export async function paceRound(
 		target: target.signed ? ({ url, scheme: 'request-style', secret } as WebhookTarget) : { url, unsigned: true },
 		concurrency,
 		timeoutMs: 60_000,
+		maxAttempts,
+		retryDelayMs: 1000,
 	});
 	const list = (await waitFinished(api, target.workflow.id, earlier.size + sent.acknowledged.size)).filter((execution) => !earlier.has(String(execution.id)));
 	const stopped = list.filter((execution) => execution.stoppedAt).map((execution) => Date.parse(execution.stoppedAt as string));
 	const end = Math.max(started + sent.seconds * 1000, ...stopped);
 	const answers: Record<string, number> = {};
 	for (const attempt of sent.attempts) answers[String(attempt.status)] = (answers[String(attempt.status)] || 0) + 1;
+	const answered = sent.attempts.filter((attempt) => attempt.status !== null && attempt.status < 300).map((attempt) => attempt.ms).sort((x, y) => x - y);
 	return {
 		eventsPerSecond: events.length / ((end - started) / 1000),
+		answerMs: answered[Math.floor(answered.length / 2)] ?? Number.NaN,
 		executions: list.length,
 		unfinished: list.filter((execution) => !FINISHED.has(execution.status)).length,
 		acknowledged: sent.acknowledged.size,

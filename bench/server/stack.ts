@@ -1,5 +1,5 @@
 /**
- * A real n8n (regular mode) with the built pack, on SQLite (n8n's default) or on Postgres (the
+ * A real n8n (regular mode) with the built pack and the minimal trigger (minimal-trigger.ts), on SQLite (n8n's default) or on Postgres (the
  * queue tier's Postgres service), beside the sandbox, for benchmarks that need the server.
  */
 
@@ -11,6 +11,7 @@ import { startSandbox, type SandboxHandle } from '../../scripts/sandbox-process'
 import * as services from '../../scripts/queue/services';
 import { moneyCredentialFor } from '../../sandbox/control/credential';
 import { CREDENTIAL, CREDENTIAL_TYPE, type Workflow } from '../../test/e2e/workflows';
+import { writeMinimalTrigger } from './minimal-trigger';
 
 export type Database = 'sqlite' | 'postgres';
 
@@ -34,6 +35,7 @@ export async function startStack(db: Database, { env = {} }: { env?: Record<stri
 	const userFolder = path.join(baseDir, 'n8n');
 	fs.mkdirSync(userFolder, { recursive: true });
 	rt.installPack(userFolder, REPO);
+	rt.installPack(userFolder, writeMinimalTrigger(path.join(baseDir, 'minimal-trigger')));
 	const stoppers: Array<() => Promise<unknown>> = [];
 	const stop = async () => {
 		for (const fn of stoppers.reverse()) await fn().catch(() => undefined);

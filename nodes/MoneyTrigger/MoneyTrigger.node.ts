@@ -7,7 +7,6 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { unixSeconds } from '../../credentials/signing/signature';
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { resourceOptions, TRANSACTION_RESOURCES } from '../api/values';
 import { confirmWithApi } from '../events/confirm';
@@ -16,10 +15,8 @@ import { asStringList, passesFilters } from '../events/filters';
 import { buildEventItem } from '../events/item';
 import { statusOfEnvelope } from '../events/envelope';
 import { parseWebhookEvent, type MoneyEvent } from '../events/parse';
-import { judgeTransition } from '../events/statusOrder';
 import { acknowledge, MISSING_SECRET_MESSAGE, respond } from './answers';
-import { Delivery } from './delivery';
-import { referenceKey } from './memory/nodeMemory';
+import { claim, type Delivery } from './memory/delivery';
 import { verifyDelivery, WEBHOOK_NAME } from './verifyDelivery';
 import { readWebhookSecret } from './webhookSecret';
 
@@ -29,11 +26,9 @@ export class MoneyTrigger implements INodeType {
 		name: 'moneyTrigger',
 		icon: { light: 'file:money.svg', dark: 'file:money.dark.svg' },
 		group: ['trigger'],
-		// Version 2 behaves as 1. n8n evaluates an expression (the Webhook node v1's binaryData option)
-		// for every delivery to a version-1 webhook node: an expression isolate per event when n8n
-		// acquires isolates lazily (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE; docs/decisions.md#d10).
-		version: [1, 2],
-		defaultVersion: 2,
+		// Not 1: n8n evaluates an expression for every delivery to a webhook node of type version 1
+		// (docs/decisions.md#d10).
+		version: 2,
 		subtitle: '={{$parameter["resources"].join(", ")}}',
 		description: 'Starts the workflow when the Money API reports a charge or payout status by webhook',
 		defaults: { name: 'Money Trigger' },
@@ -44,15 +39,15 @@ export class MoneyTrigger implements INodeType {
 			header: '',
 			executionsHelp: {
 				inactive:
-					"<b>To try the workflow</b>, click 'Listen for test event', then have one event sent to the <b>Test URL</b> within two minutes. With the quick start's sandbox: point it at the Test URL (<code>PUT /_control/webhook</code> with <code>{\"url\": \"&lt;Test URL&gt;\"}</code>), then complete a charge (<code>POST /_control/transactions/&lt;reference&gt;/complete</code>) or send an event (<code>POST /_control/webhook/deliver</code>). Against the real Money API, make a real, small charge.<br /><br /><b>What the trigger remembers</b>: n8n saves nothing while you test, so a test event is remembered only by this n8n process, apart from production: the same event sent to the Production URL later still runs. In production each event runs once: the event ids and each charge's or payout's last status are saved with the workflow and survive restarts.",
+					"<b>To try the workflow</b>, click <b>Execute step</b> (or Execute workflow), then have one event sent to the <b>Test URL</b> within two minutes: set the Test URL as the webhook URL in the Money merchant dashboard and make a small real charge. When you are done testing, set the dashboard back to the <b>Production URL</b>: the Test URL answers only while the editor listens, and deliveries the API sends there meanwhile are retried, then lost.<br /><br /><b>What the trigger remembers</b>: n8n saves nothing while you test, so a test event is remembered only by this n8n process, apart from production: the same event sent to the Production URL later still runs.",
 				active:
-					"This workflow is active: each verified delivery to the <b>Production URL</b> starts one execution per event, found in the <a data-key=\"executions\">executions list</a>. The event ids and each charge's or payout's last status are saved with the workflow, so a redelivery, even days later or after a restart, does not run again; a delivery whose twin is still being handled is asked to retry. Test events (Test URL) are remembered apart and never block a production delivery.",
+					"This workflow is published: each verified delivery to the <b>Production URL</b> starts one execution per event, found in the <a data-key=\"executions\">executions list</a>. The trigger saves the last status of each charge or payout with the workflow: an event delivered again, or a status older than one already seen, starts nothing, also after a restart. It remembers the 50,000 transactions whose status changed most recently, whatever their age: a redelivery within 72 hours is recognised as long as fewer than 50,000 transactions changed status in those 72 hours. A redelivered event of a transaction it forgot runs again.",
 			},
 			activationHint:
-				'Once the workflow does what you want, activate it and paste the Production URL into the Money merchant dashboard: the Money API then delivers every status change there until it gets a 2xx answer.',
+				'Once the workflow does what you want, publish it and set the Production URL as the webhook URL in the Money merchant dashboard (in place of the Test URL if you tested with it): the Money API then delivers every status change there until it gets a 2xx answer.',
 		},
 		activationMessage:
-			'Deliveries to the Production URL now start this workflow. Paste that URL into the Money merchant dashboard if it is not there yet.',
+			'Deliveries to the Production URL now start this workflow. Make sure the Money merchant dashboard sends webhooks to the Production URL, not the Test URL.',
 		webhooks: [
 			{
 				name: WEBHOOK_NAME,
@@ -65,7 +60,7 @@ export class MoneyTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'The Money API has no endpoint to register webhooks: copy the Production URL above into the webhook settings of the Money merchant dashboard. Every delivery is verified with the Webhook Secret of the credential; the workflow refuses to activate without it.',
+					'The Money API has no endpoint to register webhooks: copy the Production URL above into the webhook settings of the Money merchant dashboard. Every delivery is verified with the Webhook Secret of the credential; the workflow cannot be published without it.',
 				name: 'dashboardNotice',
 				type: 'notice',
 				default: '',
@@ -169,22 +164,21 @@ export class MoneyTrigger implements INodeType {
 		const parsed = parseWebhookEvent(verified.rawBody);
 		if (!parsed.ok) return respond(this, { status: 400, error: 'malformed-event' });
 		const event = parsed.event;
+		// Every event of the Money API is about a transaction (docs/decisions.md#d1); the memory knows
+		// events by their transaction's status, so one without a reference could run twice.
+		if (!event.reference) return respond(this, { status: 400, error: 'missing-reference' });
 
-		const delivery = Delivery.claim(this, event.id, event.reference);
+		const delivery = claim(this, { resource: event.resource, reference: event.reference, status: event.status });
 		if (delivery === 'duplicate') return acknowledge('duplicate-event');
+		if (delivery === 'stale') return acknowledge('stale-status');
 		if (delivery === 'in-flight') return respond(this, { status: 409, error: 'event-in-flight', retryLater: true });
 		// Should anything below throw, n8n answers 500 and the delivery's claim ends with that answer.
-		return await handleClaimed(this, event, delivery);
+		return await handleClaimed(this, { ...event, reference: event.reference }, delivery);
 	}
 }
 
 /** What the trigger does with an event it holds the claim on: answer it, or hand it to n8n to run. */
-async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent, delivery: Delivery): Promise<IWebhookResponseData> {
-	if (!delivery.node.hasRoom(unixSeconds())) {
-		delivery.release();
-		return respond(context, { status: 503, error: 'replay-memory-full', retryLater: true });
-	}
-
+async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent & { reference: string }, delivery: Delivery): Promise<IWebhookResponseData> {
 	let envelope = event.envelope;
 	let resource = event.resource;
 	let confirmed = false;
@@ -195,27 +189,19 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent, deli
 			const error = outcome.reason === 'read-lags' ? 'confirmation-pending' : 'confirmation-unavailable';
 			return respond(context, { status: 503, error, retryLater: true });
 		}
-		if (outcome.kind === 'unknown') {
-			await delivery.settle();
-			return acknowledge('not-confirmed');
-		}
 		envelope = outcome.envelope;
 		resource = outcome.resource;
 		confirmed = true;
 	}
 
-	if (!(await delivery.waitForTurn())) {
+	if (!(await delivery.takeTurn())) {
 		delivery.release();
 		return respond(context, { status: 409, error: 'event-in-flight', retryLater: true });
 	}
-	const status = statusOfEnvelope(envelope) ?? event.status;
-	if (event.reference) {
-		const verdict = judgeTransition(delivery.node.status(resource, event.reference), status);
-		if (verdict === 'duplicate' || verdict === 'stale') {
-			await delivery.settle();
-			return acknowledge(verdict === 'duplicate' ? 'duplicate-status' : 'stale-status');
-		}
-		delivery.moveStatus(referenceKey(resource, event.reference), status);
+	const verdict = delivery.judge(statusOfEnvelope(envelope) ?? event.status);
+	if (verdict !== 'run') {
+		delivery.release();
+		return acknowledge(verdict === 'duplicate' ? 'duplicate-event' : 'stale-status');
 	}
 
 	const item = buildEventItem({

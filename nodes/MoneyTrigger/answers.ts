@@ -3,7 +3,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 /** How the Money Trigger reads a delivery and answers it when it does not start a run. */
 
 export const MISSING_SECRET_MESSAGE =
-	'The Money API credential has no Webhook Secret, so deliveries cannot be verified. Add the webhook secret issued for this client to the credential, then activate the workflow again.';
+	'The Money API credential has no Webhook Secret, so deliveries cannot be verified. Add the webhook secret issued for this client to the credential, then publish the workflow again.';
 
 /** Seconds a sender is asked to wait before it sends a delivery again. */
 export const RETRY_AFTER_SECONDS = 2;

@@ -16,7 +16,6 @@ import { isBehind } from './statusOrder';
 
 export type ConfirmOutcome =
 	| { kind: 'confirmed'; envelope: IDataObject; resource: TransactionResource }
-	| { kind: 'unknown' }
 	| { kind: 'unavailable'; reason: 'read-failed' | 'read-lags' };
 
 /** A Retry-After longer than this is answered to the sender instead of waited for. */
@@ -26,8 +25,7 @@ function isNotFound(error: unknown): boolean {
 	return error instanceof NodeApiError && error.httpCode === '404';
 }
 
-export async function confirmWithApi(context: IWebhookFunctions, event: MoneyEvent): Promise<ConfirmOutcome> {
-	if (!event.reference) return { kind: 'unknown' };
+export async function confirmWithApi(context: IWebhookFunctions, event: MoneyEvent & { reference: string }): Promise<ConfirmOutcome> {
 	const candidates: readonly TransactionResource[] = event.resource ? [event.resource] : TRANSACTION_RESOURCES;
 	for (const resource of candidates) {
 		try {

@@ -69,6 +69,7 @@ export function describe(line: string, tested: string, reports: PatchReport[], t
 	for (const r of reports) {
 		if (r.installable) {
 			out.push(`  ${r.version}: installable. To test it, set '${line}': { version: '${r.version}', registryDate: '${today}' } in TESTED_N8N (scripts/n8n/versions.ts), then npm run test:e2e${line.startsWith('1.') ? ` -- --n8n ${line}` : ''}`);
+			out.push(`    the Money Trigger relies on n8n behaviours no document promises (docs/webhook-memory.md); their checks first: E2E_ONLY='n8n assumption' npm run test:e2e${line.startsWith('1.') ? ` -- --n8n ${line}` : ''}`);
 		} else {
 			const shown = r.missing.slice(0, 6).join(', ');
 			out.push(`  ${r.version}: not installable: ${r.missing.length} of the n8n packages it pins are not served (${shown}${r.missing.length > 6 ? ', ...' : ''})`);

@@ -3,7 +3,7 @@
  * `n8n webhook` processes (docs/webhook-memory.md): a sustained stream at concurrency 16 from a
  * sender that retries every non-2xx and timeout (every acknowledged event has exactly one finished
  * execution); a burst of distinct events, the webhook process restarted, every event redelivered
- * (no second run, the memory holds every id); and the same across two webhook processes, where
+ * (no second run, the memory holds every status); and the same across two webhook processes, where
  * the memory cannot be complete: events run again after the restart are counted per 1,000.
  */
 
@@ -11,7 +11,7 @@ import { strict as assert } from 'node:assert';
 
 import type { Execution } from '../n8n';
 import * as rt from '../n8n';
-import { storedEventIds } from '../../test/harness/stored-memory';
+import { storedStatuses } from '../../test/harness/stored-memory';
 import { chargeEvents, runTag, sendAll, type SendReport, type StreamEvent } from '../../test/e2e/deliveries';
 import type { QueueContext, ScenarioReport } from './context';
 import * as h from './helpers';
@@ -122,7 +122,7 @@ async function restartWebhook(ctx: QueueContext, handle: rt.N8nHandle): Promise<
 
 /**
  * `events` distinct events at once, spread over `processes` webhook processes, then every process
- * restarted and every event redelivered. Reported: ids missing from the saved memory, events that
+ * restarted and every event redelivered. Reported: statuses missing from the saved memory, events that
  * ran again. With one process both must be 0.
  */
 export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, processes = 1 } = {}): Promise<ScenarioReport> {
@@ -134,8 +134,8 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 	const share = (list: StreamEvent[], index: number) => list.filter((_, at) => at % processes === index);
 	const first = await Promise.all(webhooks.map((process, index) => send(ctx, process.url, trigger.path, share(burst, index), Math.min(IN_FLIGHT_PER_PROCESS, events))));
 	const before = await everyEventRan(ctx, trigger.id, burst);
-	const stored = storedEventIds((await ctx.api.getWorkflow(trigger.id)).staticData);
-	const missing = burst.filter((event) => !stored.has(event.id)).length;
+	const stored = storedStatuses((await ctx.api.getWorkflow(trigger.id)).staticData);
+	const missing = burst.filter((event) => stored.get(event.reference) !== 'COMPLETED').length;
 
 	for (let index = 0; index < webhooks.length; index++) webhooks[index] = await restartWebhook(ctx, webhooks[index]);
 	for (const process of webhooks) await registered(`${process.url}${trigger.path}`);
@@ -149,7 +149,7 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 		answers: answersOf({ attempts: first.flatMap((sent) => sent.attempts) } as SendReport),
 		ranTwiceBeforeRestart: [...before.perEvent.values()].filter((count) => count > 1).length,
 		executionsNeverStarted: before.list.filter((execution) => h.UNFINISHED.has(execution.status)).length,
-		idsMissingFromMemory: missing,
+		statusesMissingFromMemory: missing,
 		redeliveriesAcknowledged: again.reduce((sum, sent) => sum + sent.acknowledged.size, 0),
 		executions: list.length,
 		eventsRunAgainAfterRestart: ranAgain,
@@ -160,9 +160,9 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 		assert.equal(report.acknowledged, events, 'burst not all acknowledged');
 		assert.equal(report.lost, 0, 'events never ran');
 		// One process: its deliveries take turns to have the static data saved, so the last copy
-		// written holds every id (docs/webhook-memory.md). Several: reported per 1,000 (goal 0).
+		// written holds every status (docs/webhook-memory.md). Several: reported per 1,000 (goal 0).
 		if (processes === 1) {
-			assert.equal(report.idsMissingFromMemory, 0, 'accepted ids missing from the saved memory');
+			assert.equal(report.statusesMissingFromMemory, 0, 'accepted events whose status is missing from the saved memory');
 			assert.equal(report.eventsRunAgainAfterRestart, 0, 'events ran again after the restart');
 		}
 	} catch (error) {

@@ -67,8 +67,7 @@ export function build(ctx: E2eContext): CasePart {
 			node.httpRequestMoney('HTTP Request', { url: `${info.baseUrl}/money/v1/charge`, query: { limit: 5, status: 'PENDING' } }),
 		]),
 		wf('Trigger', 'e2e money trigger', [
-			// Version 1, as in workflows made before version 2 (which behaves the same).
-			node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'] }), { webhookId: triggerWebhookId, typeVersion: 1 }),
+			node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'] }), { webhookId: triggerWebhookId }),
 			node.set('Received', { received: true, reference: '={{ $json.reference || ($json.data && $json.data.reference) }}' }, { includeOtherFields: true }),
 		]),
 		exampleWorkflow(ctx.repo, 'pay-beneficiaries.json', 'e2eExamplePayouts', payoutRun.PACED_CREDENTIAL),

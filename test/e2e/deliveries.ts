@@ -54,6 +54,8 @@ export interface SendOptions {
 	maxAttempts?: number;
 	/** Wait between attempts of one event (a Retry-After answer header, in seconds, wins up to 10 s). */
 	retryDelayMs?: number;
+	/** The wait doubles from one attempt to the next (up to 30 s), as a provider's growing delays (docs/decisions.md#d1). */
+	backoff?: boolean;
 	/** Called after each 2xx with the number of events acknowledged so far. */
 	onAcknowledged?: (count: number) => void;
 }
@@ -80,7 +82,7 @@ async function postOnce(url: string, headers: Record<string, string>, body: stri
 
 /** Sends every event with at most `concurrency` requests in flight; resolves when each got a 2xx or ran out of attempts. */
 export async function sendAll(events: StreamEvent[], options: SendOptions): Promise<SendReport> {
-	const { target, concurrency, timeoutMs = 30_000, maxAttempts = 1, retryDelayMs = 500, onAcknowledged } = options;
+	const { target, concurrency, timeoutMs = 30_000, maxAttempts = 1, retryDelayMs = 500, backoff = false, onAcknowledged } = options;
 	const attempts: Attempt[] = [];
 	const acknowledged = new Map<string, number>();
 	const unacknowledged: string[] = [];
@@ -100,7 +102,10 @@ export async function sendAll(events: StreamEvent[], options: SendOptions): Prom
 					break;
 				}
 				if (attempt === maxAttempts) unacknowledged.push(event.id);
-				else await new Promise((resolve) => setTimeout(resolve, retryAfterMs ?? retryDelayMs));
+				else {
+					const delay = backoff ? Math.min(30_000, retryDelayMs * 2 ** (attempt - 1)) : retryDelayMs;
+					await new Promise((resolve) => setTimeout(resolve, backoff ? Math.max(delay, retryAfterMs ?? 0) : (retryAfterMs ?? delay)));
+				}
 			}
 		}
 	};

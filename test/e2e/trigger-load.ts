@@ -12,7 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { n8nVersion, type Execution } from '../../scripts/n8n';
 import type { CasePart, Check, E2eContext } from './case-setup';
-import { storedEventIds, storedStatuses } from '../harness/stored-memory';
+import { storedStatuses } from '../harness/stored-memory';
 import { chargeEvents, runTag, sendAll, type SendReport, type StreamEvent } from './deliveries';
 import { chain, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } from './workflows';
 
@@ -22,8 +22,8 @@ const BURST_EVENTS = 150;
 const RESTART_EVENTS = 400;
 const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
-/** A sender that behaves like a payments provider's: retries every non-2xx and every timeout. */
-const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000 };
+/** A sender that behaves like a payments provider's: retries every non-2xx and every timeout, with growing delays. */
+const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000, backoff: true };
 
 export function build(ctx: E2eContext): CasePart {
 	const ids = { stream: 'e2eTriggerStream', burst: 'e2eTriggerBurst', restart: 'e2eTriggerRestart' };
@@ -114,7 +114,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: `Money Trigger: ${BURST_EVENTS} distinct events at once to two triggers of one workflow, n8n restarted, every one redelivered: no second execution, the memory holds every id`,
+			name: `n8n assumption: a request's static-data save is done before n8n answers it (the saves take turns on it): Money Trigger: ${BURST_EVENTS} distinct events at once to two triggers of one workflow, n8n restarted, every one redelivered: no second execution, the memory holds every status`,
 			async fn() {
 				await ctx.api.activateWorkflow(ids.burst);
 				const targets = [target(hooks.burst), target(hooks.burstSecond)];
@@ -126,10 +126,8 @@ export function build(ctx: E2eContext): CasePart {
 				assert.equal(acknowledged, BURST_EVENTS, `burst not all acknowledged: ${BURST_EVENTS - acknowledged} left`);
 				await settle(ids.burst, BURST_EVENTS, 20_000);
 				const staticData = (await ctx.api.getWorkflow(ids.burst)).staticData;
-				const stored = storedEventIds(staticData);
-				const unsaved = events.filter((event) => !stored.has(event.id)).length;
 				const statuses = storedStatuses(staticData);
-				const statusesMissing = events.filter((event) => statuses.get(`charge:${event.reference}`) !== 'COMPLETED').length;
+				const statusesMissing = events.filter((event) => statuses.get(event.reference) !== 'COMPLETED').length;
 				const saveFailures = (ctx.n8n.logs().match(/problem saving the workflow/g) || []).length;
 
 				await ctx.restartN8n();
@@ -138,8 +136,7 @@ export function build(ctx: E2eContext): CasePart {
 				await sleep(5000);
 				const list = await settle(ids.burst, BURST_EVENTS, 20_000);
 				const figures = verdict(events, { ...again[0], acknowledged: new Map([...again[0].acknowledged, ...again[1].acknowledged]), attempts: [...again[0].attempts, ...again[1].attempts] }, list);
-				ctx.note(`Money Trigger burst: ${JSON.stringify({ ...figures, idsMissingFromMemoryBeforeRestart: unsaved, statusesMissing, staticDataSaveFailures: saveFailures })}`);
-				assert.equal(unsaved, 0, `${unsaved} of ${BURST_EVENTS} accepted ids missing from the saved memory`);
+				ctx.note(`Money Trigger burst: ${JSON.stringify({ ...figures, statusesMissing, staticDataSaveFailures: saveFailures })}`);
 				assert.equal(statusesMissing, 0, `${statusesMissing} of ${BURST_EVENTS} last statuses missing from the saved memory`);
 				assert.equal(figures.ranTwice, 0, `${figures.ranTwice} events ran again after the restart`);
 				assert.equal(figures.executions, BURST_EVENTS);

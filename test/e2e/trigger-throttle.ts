@@ -32,7 +32,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
-			name: `Money Trigger with one production slot (N8N_CONCURRENCY_PRODUCTION_LIMIT=1, each run ${HOLD_SECONDS} s): an event answered only after its sender gave up and retried for minutes runs exactly once`,
+			name: `n8n assumption: n8n ends the response of a sender that went away (prefinish), however late: Money Trigger with one production slot (N8N_CONCURRENCY_PRODUCTION_LIMIT=1, each run ${HOLD_SECONDS} s): an event answered only after its sender gave up and retried for minutes runs exactly once`,
 			async fn() {
 				await ctx.restartN8n({ env: { N8N_CONCURRENCY_PRODUCTION_LIMIT: '1' } });
 				try {

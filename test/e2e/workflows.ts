@@ -134,10 +134,10 @@ export const node = {
 	}),
 
 	/** Money Trigger (webhook). webhookId fixes the production URL: /webhook/<webhookId>/<path>. */
-	moneyTrigger: (name: string, parameters: Record<string, any>, { webhookId, cred, typeVersion = 2 }: { webhookId?: string; cred?: CredentialRef; typeVersion?: number } = {}): WorkflowNode => ({
+	moneyTrigger: (name: string, parameters: Record<string, any>, { webhookId, cred }: { webhookId?: string; cred?: CredentialRef } = {}): WorkflowNode => ({
 		name,
 		type: TYPES.moneyTrigger,
-		typeVersion,
+		typeVersion: 2,
 		parameters,
 		credentials: credentialRef(cred),
 		webhookId,

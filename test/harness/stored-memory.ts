@@ -1,38 +1,28 @@
 /** Readers of the Money Trigger memory as n8n stores it in a workflow's static data (docs/webhook-memory.md). */
 
+import { referenceKey } from '../../nodes/events/memory';
+import { transactionHash, TransactionStatuses } from '../../nodes/MoneyTrigger/memory/statuses';
+
 type StaticData = Record<string, any> | null | undefined;
 
-/** Each trigger node's stored memory: `{events, statuses}`, each a JSON text of pairs. */
-function nodeMemories(staticData: StaticData): Array<{ events?: string; statuses?: string }> {
+const LABELS: Record<string, string> = { P: 'PENDING', C: 'COMPLETED', F: 'FAILED', X: 'CANCELLED', R: 'REVERSED', U: 'OTHER' };
+
+export interface StoredStatuses {
+	/** How many transactions the memories hold (every trigger node of the workflow). */
+	size: number;
+	/** The last status the memories hold for a transaction (a charge unless told). */
+	get(reference: string, resource?: 'charge' | 'payout' | null): string | undefined;
+}
+
+/** The Money Trigger memories in a workflow's static data (as n8n's API returns it), every trigger node merged. */
+export function storedStatuses(staticData: StaticData): StoredStatuses {
 	const memory = staticData && staticData.global && staticData.global.moneyTriggerMemory;
-	return Object.values((memory && memory.nodes) || {});
-}
-
-function pairs(text: unknown): Array<[string, unknown]> {
-	return typeof text === 'string' ? (JSON.parse(text) as Array<[string, unknown]>) : [];
-}
-
-/**
- * The event ids the Money Trigger memories hold in a workflow's static data (as n8n's API returns
- * it): every trigger node's memory under `global`, and the older per-node `seenEvents`.
- */
-export function storedEventIds(staticData: StaticData): Set<string> {
-	const ids = new Set<string>();
-	for (const memory of nodeMemories(staticData)) for (const [id] of pairs(memory.events)) ids.add(id);
-	for (const [key, value] of Object.entries(staticData || {})) {
-		if (!key.startsWith('node:') || !value || typeof value.seenEvents !== 'object') continue;
-		for (const seen of Object.keys(value.seenEvents)) ids.add(seen.startsWith('e:') ? seen.slice(2) : seen);
-	}
-	return ids;
-}
-
-/** The last status per reference (`charge:<reference>`) the memories hold, every trigger node merged. */
-export function storedStatuses(staticData: StaticData): Map<string, string> {
-	const statuses = new Map<string, string>();
-	for (const memory of nodeMemories(staticData)) for (const [key, status] of pairs(memory.statuses)) statuses.set(key, String(status));
-	for (const [key, value] of Object.entries(staticData || {})) {
-		if (!key.startsWith('node:') || !value || typeof value.statuses !== 'object') continue;
-		for (const [reference, status] of Object.entries(value.statuses as Record<string, string>)) statuses.set(reference, status);
-	}
-	return statuses;
+	const merged = new TransactionStatuses(Number.POSITIVE_INFINITY);
+	for (const stored of Object.values((memory && memory.nodes) || {})) merged.merge(stored);
+	const records = new Map<string, string>();
+	for (let at = 0; at < merged.stored.length; at += 11) records.set(merged.stored.slice(at, at + 10), merged.stored[at + 10]);
+	return {
+		size: records.size,
+		get: (reference, resource = 'charge') => LABELS[records.get(transactionHash(referenceKey(resource, reference))) ?? ''],
+	};
 }

@@ -20,7 +20,7 @@ import type {
 } from 'n8n-workflow';
 import type { Workflow } from 'n8n-workflow';
 
-import { storedEventIds } from './stored-memory';
+import { storedStatuses, type StoredStatuses } from './stored-memory';
 import {
 	additionalDataFor,
 	buildWorkflow,
@@ -45,7 +45,7 @@ export interface WebhookHarnessOptions {
 	publicWebhookBaseUrl?: string;
 	/** Mount the webhook under this prefix on the local server (a reverse proxy that adds one). */
 	mountPrefix?: string;
-	/** Deliveries as to the Test URL ('Listen for test event'): mode `manual`, and n8n saves no static data. */
+	/** Deliveries as to the Test URL (Execute step): mode `manual`, and n8n saves no static data. */
 	testMode?: boolean;
 }
 
@@ -256,7 +256,7 @@ export class WebhookHarness {
 			id: randomUUID(),
 			name: options.nodeName ?? 'Money Trigger',
 			type: MONEY_TRIGGER,
-			typeVersion: 1,
+			typeVersion: 2,
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: options.parameters ?? {},
@@ -345,9 +345,9 @@ export class WebhookHarness {
 		return JSON.parse(this.storedStaticData) as Record<string, any>;
 	}
 
-	/** The event ids the stored memory holds. */
-	rememberedIds(): Set<string> {
-		return storedEventIds(this.workflowStaticData);
+	/** The last statuses the stored memory holds. */
+	remembered(): StoredStatuses {
+		return storedStatuses(this.workflowStaticData);
 	}
 
 	/**
@@ -358,7 +358,7 @@ export class WebhookHarness {
 		return new WebhookHarness(this.engine, this.options, { node: this.node, storedStaticData: this.storedStaticData });
 	}
 
-	/** The same workflow's Test URL in this process ('Listen for test event'), on its own port. */
+	/** The same workflow's Test URL in this process (Execute step), on its own port. */
 	testListener(): WebhookHarness {
 		return new WebhookHarness(this.engine, { ...this.options, testMode: true }, { node: this.node, storedStaticData: this.storedStaticData, workflowId: this.workflowId });
 	}

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject } from '../../events/envelope';
-import { NodeMemory, type StoredNodeMemory } from './nodeMemory';
 import { SaveTurns } from './saveTurns';
+import { TransactionStatuses } from './statuses';
 
 /**
  * The Money Trigger memories of one workflow in this n8n process, and how they are stored
@@ -18,23 +18,24 @@ export const MEMORY_KEY = 'moneyTriggerMemory';
 export interface StoredWorkflowMemory {
 	/** Which process wrote this copy, and its how-manieth copy. */
 	writer: string;
-	nodes: Record<string, StoredNodeMemory>;
+	/** Node id → its statuses' stored form (statuses.ts). */
+	nodes: Record<string, string>;
 }
 
 const MAX_WORKFLOWS = 1000;
 
 export class WorkflowMemory {
-	private readonly nodes = new Map<string, NodeMemory>();
+	private readonly nodes = new Map<string, TransactionStatuses>();
 	/** The deliveries that will have n8n save this workflow's static data, one at a time. */
 	readonly saveTurns = new SaveTurns();
 	/** Names the copies this memory wrote: such a copy holds nothing this memory does not know. */
 	private readonly writer = randomUUID();
 	private copies = 0;
 
-	node(nodeId: string): NodeMemory {
+	node(nodeId: string): TransactionStatuses {
 		let memory = this.nodes.get(nodeId);
 		if (!memory) {
-			memory = new NodeMemory();
+			memory = new TransactionStatuses();
 			this.nodes.set(nodeId, memory);
 		}
 		return memory;
@@ -42,17 +43,9 @@ export class WorkflowMemory {
 
 	/** Takes in a copy n8n loaded from the database, unless this memory wrote it. */
 	absorb(stored: unknown): void {
-		if (!isPlainObject(stored)) return;
+		if (!isPlainObject(stored) || !isPlainObject(stored.nodes)) return;
 		if (typeof stored.writer === 'string' && stored.writer.startsWith(`${this.writer}:`)) return;
-		if (!isPlainObject(stored.nodes)) return;
-		for (const [nodeId, nodeMemory] of Object.entries(stored.nodes)) this.node(nodeId).merge(nodeMemory);
-	}
-
-	/** What a save writes: every node's memory as this process holds it now. */
-	serialize(): StoredWorkflowMemory {
-		const nodes: Record<string, StoredNodeMemory> = {};
-		for (const [nodeId, memory] of this.nodes) nodes[nodeId] = memory.toStored();
-		return { writer: `${this.writer}:${++this.copies}`, nodes };
+		for (const [nodeId, statuses] of Object.entries(stored.nodes)) this.node(nodeId).merge(statuses);
 	}
 
 	/**
@@ -60,13 +53,15 @@ export class WorkflowMemory {
 	 * n8n serialises static data for a save, so the save holds the memory as it is then, not as it
 	 * was when the request loaded its copy. `onSave` runs first (the delivery commits its event).
 	 */
-	storedForm(onSave: () => void = () => {}): IDataObject {
+	storedForm(onSave: () => void): IDataObject {
 		const form: IDataObject = {};
 		Object.defineProperty(form, 'toJSON', {
 			enumerable: false,
-			value: () => {
+			value: (): StoredWorkflowMemory => {
 				onSave();
-				return this.serialize();
+				const nodes: Record<string, string> = {};
+				for (const [nodeId, memory] of this.nodes) nodes[nodeId] = memory.stored;
+				return { writer: `${this.writer}:${++this.copies}`, nodes };
 			},
 		});
 		return form;

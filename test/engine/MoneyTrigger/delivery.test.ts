@@ -1,5 +1,5 @@
 import { signWebhook } from '../../../sandbox/domain/webhooks';
-import { harnessRequest, postRaw } from '../../harness/webhook';
+import { harnessRequest, postRaw, WebhookHarness } from '../../harness/webhook';
 import { storedStatuses } from '../../harness/stored-memory';
 import { deliverySuite, nowSeconds } from './support';
 
@@ -28,7 +28,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const first = await post(harness, body);
 		expect(first.status).toBeGreaterThanOrEqual(500);
 		expect(ran(harness)).toEqual([]);
-		expect(harness.rememberedIds().has('evt_unstarted')).toBe(false);
+		expect(harness.remembered().get('chg_evt_unstarted')).toBeUndefined();
 		expect((await post(harness, body)).status).toBe(200);
 		expect((await post(harness, body)).status).toBe(200);
 		expect(ran(harness)).toEqual(['evt_unstarted']);
@@ -43,15 +43,15 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_unwritten_pending', 'evt_unwritten_completed']);
 	});
 
-	it('saves every id of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
+	it('saves every status of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
 		const harness = await open();
 		harness.dbLatencyMs = 20;
 		harness.slowRunMs = 20;
 		const ids = Array.from({ length: 60 }, (_, index) => `evt_burst_${index}`);
 		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
 		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
-		const remembered = harness.rememberedIds();
-		expect(ids.filter((id) => !remembered.has(id))).toEqual([]);
+		const remembered = harness.remembered();
+		expect(ids.filter((id) => remembered.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
 
 		await harness.close();
 		const restarted = await open(harness.restarted());
@@ -61,17 +61,15 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(restarted.executions).toHaveLength(0);
 	});
 
-	it('saves every id and status of a burst whose saves commit in another order than they were serialised (Postgres)', async () => {
+	it('saves every status of a burst whose saves commit in another order than they were serialised (Postgres)', async () => {
 		const harness = await open();
 		harness.slowRunMs = 5;
 		harness.saveCommitJitterMs = 150;
 		const ids = Array.from({ length: 60 }, (_, index) => `evt_jitter_${index}`);
 		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
 		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
-		const remembered = harness.rememberedIds();
-		expect(ids.filter((id) => !remembered.has(id))).toEqual([]);
 		const statuses = storedStatuses(harness.workflowStaticData);
-		expect(ids.filter((id) => statuses.get(`charge:chg_${id}`) !== 'COMPLETED')).toEqual([]);
+		expect(ids.filter((id) => statuses.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
 	});
 
 	it('asks a twin of an event in flight to retry later (409, Retry-After); once the first ran, the twin is a duplicate', async () => {
@@ -123,7 +121,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		await new Promise((resolve) => setTimeout(resolve, 900));
 		expect(ran(harness)).toEqual(['evt_sender_gone']);
 		expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
-		expect(harness.rememberedIds().has('evt_sender_gone')).toBe(true);
+		expect(harness.remembered().get('chg_evt_sender_gone')).toBe('COMPLETED');
 	});
 
 	it('holds the claim of an event whose written execution waits for a free slot long after its sender gave up: the retries never run it twice', async () => {
@@ -146,7 +144,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		}
 	});
 
-	it('keeps the id of an event whose sender never saw the answer past the 2,000-id soft cap: its retry 15 minutes and 2,000 events later is a duplicate', async () => {
+	it('remembers an event whose sender never saw the answer: its retry 15 minutes and 2,100 other transactions later is a duplicate', async () => {
 		const harness = await open();
 		harness.capacityWaitMs = 400;
 		const body = event('evt_unanswered');
@@ -158,7 +156,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
 		try {
 			offsetMs = 15 * 60_000;
-			for (let index = 0; index < 2000; index++) {
+			for (let index = 0; index < 2100; index++) {
 				const other = event(`evt_traffic_${index}`);
 				const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: suite.sandbox.info.webhookSecret }, other, nowSeconds());
 				expect((await harness.deliver(harnessRequest(harness.url, headers, Buffer.from(other)))).status).toBe(200);
@@ -169,7 +167,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		} finally {
 			clock.mockRestore();
 		}
-	});
+	}, 180_000);
 
 	it('refuses a delivery signed for the Production URL at the Test URL: a captured production event replayed while someone listens for a test event does not run', async () => {
 		const production = await open();
@@ -181,16 +179,62 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(listener)).toEqual([]);
 	});
 
-	it('keeps test events (Listen for test event) apart: nothing saved, a test event does not block its production delivery', async () => {
+	it('keeps test events (Execute step) apart: nothing saved, a test event does not block its production delivery', async () => {
 		const production = await open();
 		const listener = await open(production.testListener());
 		const body = event('evt_tried_first');
 		expect((await post(listener, body)).status).toBe(200);
 		expect(JSON.parse((await post(listener, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
 		expect(ran(listener)).toEqual(['evt_tried_first']);
-		expect(listener.rememberedIds().size).toBe(0);
+		expect(listener.remembered().size).toBe(0);
 		expect((await post(production, body)).status).toBe(200);
 		expect(ran(production)).toEqual(['evt_tried_first']);
-		expect(production.rememberedIds().has('evt_tried_first')).toBe(true);
+		expect(production.remembered().get('chg_evt_tried_first')).toBe('COMPLETED');
+	});
+
+	it('reads the credential at most once per 10 s for forged deliveries (each read is a database read and an isolate in n8n), refusing every one', async () => {
+		const harness = await open();
+		expect((await post(harness, event('evt_before_forgeries'))).status).toBe(200);
+		const reads = jest.spyOn(suite.engine.credentials, 'getDecrypted');
+		const forged = (id: string) => {
+			const body = event(id);
+			const headers = signWebhook({ url: harness.url, scheme: 'request-style', secret: 'not-the-secret' }, body, nowSeconds());
+			return postRaw(harness.url, headers, body);
+		};
+		try {
+			const started = Date.now();
+			const answers = await Promise.all(Array.from({ length: 200 }, (_, index) => forged(`evt_forged_${index}`)));
+			expect(answers.filter((answer) => answer.status !== 401)).toEqual([]);
+			// One read per 10 s at most (a loaded machine may take longer than 10 s for the 200).
+			expect(reads.mock.calls.length).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 10_000));
+			expect((await post(harness, event('evt_among_forgeries'))).status).toBe(200);
+			expect(ran(harness)).toEqual(['evt_before_forgeries', 'evt_among_forgeries']);
+		} finally {
+			reads.mockRestore();
+		}
+	});
+
+	it('refuses an event without a reference (400 missing-reference): the memory could not recognise it when it came again', async () => {
+		const harness = await open();
+		const body = JSON.stringify({ id: 'evt_no_reference', event: 'charge.completed', created_at: new Date().toISOString(), data: { type: 'charge', status: { code: 1, label: 'COMPLETED' } } });
+		const answer = await post(harness, body);
+		expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 400, body: { success: false, error: 'missing-reference' } });
+		expect(ran(harness)).toEqual([]);
+	});
+
+	// Documented limit, not fixed (docs/webhook-memory.md): a webhook request shows the node its own
+	// node only (getWorkflow() is the workflow's id, name and active flag), so the trigger cannot tell
+	// a node removed from the workflow from one that has not been called yet in this process.
+	it.failing('carries no memory of a trigger node the workflow no longer has (replaced in the editor): each save would write it again, 550 kB at its capacity', async () => {
+		const first = await open();
+		expect((await post(first, event('evt_old_node'))).status).toBe(200);
+		const stored = first.workflowStaticData;
+		const oldMemory = stored.global.moneyTriggerMemory.nodes[first.node.id] as string;
+		expect(oldMemory.length).toBe(11);
+		// The same workflow row, its trigger node replaced by a new one (a new node id), in a new process.
+		stored.global.moneyTriggerMemory = { writer: 'another-process:1', nodes: { 'replaced-node-id': oldMemory } };
+		const replaced = await open(new WebhookHarness(suite.engine, { downstream: true, parameters: { resources: [], statuses: [] } }, { node: { ...first.node, id: 'new-node-id' }, storedStaticData: JSON.stringify(stored) }));
+		expect((await post(replaced, event('evt_new_node'))).status).toBe(200);
+		expect(Object.keys(replaced.workflowStaticData.global.moneyTriggerMemory.nodes)).toEqual(['new-node-id']);
 	});
 });

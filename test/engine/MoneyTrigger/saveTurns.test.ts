@@ -64,8 +64,8 @@ describe('Money Trigger: deliveries take turns to have the static data saved', (
 		const second = await post(harness, event('evt_after_slow_save'));
 		expect(second.status).toBe(200);
 		expect((await first).status).toBe(200);
-		const remembered = harness.rememberedIds();
-		expect(['evt_slow_save', 'evt_after_slow_save'].filter((id) => !remembered.has(id))).toEqual([]);
+		const remembered = harness.remembered();
+		expect(['evt_slow_save', 'evt_after_slow_save'].filter((id) => remembered.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
 
 		await harness.close();
 		const restarted = await open(harness.restarted());
@@ -75,20 +75,22 @@ describe('Money Trigger: deliveries take turns to have the static data saved', (
 
 	// Documented limit, not fixed: a turn skipped after STUCK_TURN_MS is still to save; once the turn
 	// after it was granted, nothing in the process can keep the two saves apart (n8n serialises and
-	// sends each save on its own). The missing id is written again by the next save of the workflow.
+	// sends each save on its own). The missing status is written again by the next save of the workflow.
 	it.failing('leaves no older copy last when a turn skipped after 5 s (its execution waiting for a slot) saves at the same time as the turn after it', async () => {
 		const harness = await open();
 		harness.slowSaves = { count: 1, ms: 1500 }; // the first save's UPDATE reaches the row after the second's
-		// Two slots free at the same moment: the first execution waited 8 s, the second (granted its
-		// turn after 5 s) 3 s; n8n then saves both requests at once.
+		// The first execution waits 8 s for a slot; the second (granted its turn after 5 s) takes 3 s to
+		// be written, so the first's copy is serialised before the second's status is in it, and reaches
+		// the row after the second's save.
 		harness.capacityWaitMs = 8000;
 		const first = post(harness, event('evt_skipped_turn'));
 		await sleep(300);
-		harness.capacityWaitMs = 3000;
+		harness.capacityWaitMs = 0;
+		harness.slowRunMs = 3000;
 		const second = post(harness, event('evt_after_skipped_turn'));
 		expect((await Promise.all([first, second])).map((answer) => answer.status)).toEqual([200, 200]);
-		const remembered = harness.rememberedIds();
-		expect(['evt_skipped_turn', 'evt_after_skipped_turn'].filter((id) => !remembered.has(id))).toEqual([]);
+		const remembered = harness.remembered();
+		expect(['evt_skipped_turn', 'evt_after_skipped_turn'].filter((id) => remembered.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
 	}, 30_000);
 
 	it('runs the COMPLETED event of a charge whose PENDING event waits for its turn behind executions waiting for a slot (the sandbox\'s sender gives up after 6 attempts, 15.5 s of 409s)', async () => {

@@ -39,6 +39,8 @@ export function deliverySuite(): DeliverySuite {
 		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
 	});
 	afterEach(async () => {
+		// A test that timed out never reached its own restore of a mocked clock.
+		jest.restoreAllMocks();
 		for (const harness of harnesses.splice(0)) await harness.close();
 	});
 	afterAll(async () => {

@@ -173,7 +173,6 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 			'x-hmac-signature': String(original.headers['x-hmac-signature']),
 		};
 		const body = original.rawBody.toString('utf8');
-		const id = JSON.parse(body).id as string;
 
 		const tamperedBody = body.replace('"value":5000', '"value":9000');
 		expect(tamperedBody).not.toBe(body);
@@ -209,7 +208,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		expect(harness.counts().executions).toBe(1);
 		expect(other.counts().executions).toBe(0);
 		expect(harness.counts().crashes).toBe(0);
-		expect(harness.rememberedIds().has(id)).toBe(true);
+		expect(harness.remembered().get(reference)).toBe('COMPLETED');
 	});
 
 	it('runs a redelivered event once: the response was lost, the sandbox retried with the same id', async () => {
@@ -247,7 +246,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		expect(late.status).toBe(200);
 		expect(JSON.parse(late.body).ignored).toBe('stale-status');
 		const duplicate = eventBody('evt_second_completed', 'charge.completed', completedEnvelope);
-		expect(JSON.parse((await postRaw(harness.url, signed(harness, duplicate), duplicate)).body).ignored).toBe('duplicate-status');
+		expect(JSON.parse((await postRaw(harness.url, signed(harness, duplicate), duplicate)).body).ignored).toBe('duplicate-event');
 		const failedAfterCompleted = eventBody('evt_failed', 'charge.failed', { ...completedEnvelope, status: { code: 2, label: 'FAILED' } });
 		expect(JSON.parse((await postRaw(harness.url, signed(harness, failedAfterCompleted), failedAfterCompleted)).body).ignored).toBe(
 			'stale-status',
@@ -316,9 +315,9 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		});
 
 		// The early event's retry, now that the API shows the completion: already emitted.
-		expect(JSON.parse((await postRaw(harness.url, signed(harness, early), early)).body).ignored).toBe('duplicate-status');
+		expect(JSON.parse((await postRaw(harness.url, signed(harness, early), early)).body).ignored).toBe('duplicate-event');
 		const rootEnvelope = JSON.stringify({ ...(await envelopeOf(pending)) });
-		expect(JSON.parse((await postRaw(harness.url, signed(harness, rootEnvelope), rootEnvelope)).body).ignored).toBe('duplicate-status');
+		expect(JSON.parse((await postRaw(harness.url, signed(harness, rootEnvelope), rootEnvelope)).body).ignored).toBe('duplicate-event');
 	});
 
 	it('accepts an envelope at the root and a payout typed "transfer"', async () => {

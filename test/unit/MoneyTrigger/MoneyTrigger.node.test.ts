@@ -22,14 +22,24 @@ describe('Money Trigger description', () => {
 		expect(description.credentials).toEqual([{ name: 'moneyApi', required: true }]);
 	});
 
-	it('tells the user in the trigger panel how to send a test event and what the memory does in test and in production', () => {
+	it('has one version, not 1 (n8n evaluates an expression for every delivery to a webhook node of version 1)', () => {
+		expect(description.version).toBe(2);
+		expect(description.defaultVersion).toBeUndefined();
+	});
+
+	it('speaks n8n 2.41 in the trigger panel, to a user of the real API: no sandbox commands, back to the Production URL after testing, the horizon stated', () => {
 		const panel = description.triggerPanel as { executionsHelp: { inactive: string; active: string }; activationHint: string };
-		expect(panel.executionsHelp.inactive).toContain('Listen for test event');
-		expect(panel.executionsHelp.inactive).toContain('/_control/webhook/deliver');
-		expect(panel.executionsHelp.inactive).toContain('real, small charge');
+		const texts = [panel.executionsHelp.inactive, panel.executionsHelp.active, panel.activationHint, description.activationMessage ?? ''];
+		for (const text of texts) {
+			expect(text).not.toMatch(/Listen for test event|\bactivate|_control|sandbox/i);
+		}
+		expect(panel.executionsHelp.inactive).toContain('Execute step');
+		expect(panel.executionsHelp.inactive).toMatch(/back to the <b>Production URL<\/b>/);
 		expect(panel.executionsHelp.inactive).toMatch(/saves nothing while you test/);
-		expect(panel.executionsHelp.inactive).toMatch(/In production each event runs once/);
-		expect(panel.executionsHelp.active).toMatch(/Test events .* never block a production delivery/);
+		expect(panel.executionsHelp.active).toMatch(/50,000 transactions/);
+		expect(panel.executionsHelp.active).toMatch(/72 hours/);
+		expect(panel.executionsHelp.active).toMatch(/forgot runs again/);
+		expect(panel.activationHint).toMatch(/publish it/);
 		expect(panel.activationHint).toContain('Production URL');
 		expect(description.activationMessage).toContain('Production URL');
 	});

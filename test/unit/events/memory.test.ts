@@ -19,7 +19,7 @@ describe('statuses kept in a trigger\'s state', () => {
 
 	it('survives a JSON round trip (n8n stores static data as JSON), whatever the reference', () => {
 		const state: IDataObject = {};
-		rememberStatus(state, 'charge', '__proto__', 'COMPLETED');
+		rememberStatus(state, 'charge', '__proto__', 'COMPLETED', 10);
 		const restored = JSON.parse(JSON.stringify(state)) as IDataObject;
 		expect(lastKnownStatus(restored, 'charge', '__proto__')).toBe('COMPLETED');
 		expect(lastKnownStatus(restored, 'charge', 'constructor')).toBeUndefined();

@@ -34,11 +34,12 @@ describe('scripts/n8n/newer-patches.ts: newer patches of a tested line and wheth
 		expect(await newerPatches(client, '2.41.4')).toEqual([]);
 	});
 
-	it('the report names what is missing, and for an installable patch the entry that moves the line', async () => {
+	it('the report names what is missing, and for an installable patch the entry that moves the line and the checks of the n8n behaviours the trigger relies on', async () => {
 		const lines = describeReport('2.41.x', '2.41.1', await newerPatches(client, '2.41.1'), '2026-12-01');
 		expect(lines[0]).toBe('2.41.x: tested 2.41.1; newer on the registry:');
 		expect(lines[1]).toContain('2.41.3: not installable: 2 of the n8n packages it pins are not served (@n8n/config@2.39.1, n8n-core@2.41.2)');
 		expect(lines[2]).toContain("2.41.4: installable. To test it, set '2.41.x': { version: '2.41.4', registryDate: '2026-12-01' } in TESTED_N8N");
+		expect(lines[3]).toContain("E2E_ONLY='n8n assumption' npm run test:e2e");
 		expect(describeReport('1.123.x', '1.123.81', [], '2026-12-01')).toEqual(['1.123.x: tested 1.123.81; the registry lists no newer patch']);
 	});
 });

@@ -1,7 +1,7 @@
 /**
- * Which deliveries this n8n process is handling right now, by event id and by reference: taken
- * synchronously, before any `await`, so of two deliveries of one event (or two events of one
- * transaction) only one goes on at a time; the other is asked to come back later
+ * Which deliveries this n8n process is handling right now, by event (a transaction's status) and
+ * by transaction: taken synchronously, before any `await`, so of two deliveries of one event (or
+ * two events of one transaction) only one goes on at a time; the other is asked to come back later
  * (docs/webhook-memory.md). A claim ends when its delivery lets it go: the event is then in the
  * node's memory, or it was refused and its retry is processed like a first delivery.
  *
@@ -9,7 +9,7 @@
  * the claims it still holds (one that expired may have been taken by another delivery since).
  * Claims cannot see other processes (several webhook processes in queue mode).
  */
-export class EventClaims {
+export class Claims {
 	/** Key → who holds it, and the time (ms) its claim expires. */
 	private readonly claims = new Map<string, { owner: object; expiresAt: number }>();
 

@@ -1,0 +1,202 @@
+import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
+
+import type { TransactionResource } from '../../api/values';
+import { referenceKey } from '../../events/memory';
+import { Claims } from './claims';
+import type { HeldTurn } from './saveTurns';
+import { transactionHash, type TransactionStatuses } from './statuses';
+import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './workflowMemory';
+
+/**
+ * The Money Trigger's memory behind one interface (docs/webhook-memory.md): `claim` an event, then
+ * `accept` it (n8n runs it), `settle` it (answered 200 without a run) or `release` it (refused).
+ *
+ * An event is a transaction's move to a status. It is remembered as the transaction's last status
+ * (statuses.ts): a redelivery repeats a status the memory holds (a duplicate), an older status is
+ * stale. An accepted event commits when n8n saves the static data of its request, which n8n 2.41
+ * does only after the execution exists and before it answers; or, if no save came, when n8n
+ * answered 2xx. A non-2xx answer drops it. n8n ends every response, also one whose sender went away
+ * (Node still emits `prefinish`): that is when the outcome is known.
+ */
+
+/** The longest an event is held before n8n writes its execution, without an answer. */
+const HOLD_MS = 10 * 60_000;
+/**
+ * The longest an event is held once its execution is written, without an answer: n8n 2.41 never
+ * answers a request whose execution was stopped while it waited for a slot (ConcurrencyQueue.remove).
+ */
+const WRITTEN_HOLD_MS = 24 * 3600_000;
+const MAX_CLAIMS = 20_000;
+
+const claims = new Claims(MAX_CLAIMS);
+
+export interface ClaimedEvent {
+	resource: TransactionResource | null;
+	reference: string;
+	/** The status the event reports. */
+	status: string;
+}
+
+/**
+ * Claims the event, and its transaction, for this request, unless the memory holds its status (or
+ * a later one) already, or another delivery of it (of its transaction) is in flight in this n8n
+ * process. The memory loaded with the request's static data (production only: n8n saves none in a
+ * test) is taken in first.
+ */
+export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery | 'duplicate' | 'stale' | 'in-flight' {
+	const production = context.getMode() !== 'manual';
+	const nodeId = context.getNode().id;
+	const scope = `${production ? 'production' : 'test'}:${context.getWorkflow().id ?? ''}`;
+	const memory = workflowMemory(scope);
+	const global = production ? context.getWorkflowStaticData('global') : undefined;
+	if (global) memory.absorb(global[MEMORY_KEY]);
+	const hash = transactionHash(referenceKey(event.resource, event.reference));
+	const transactionKey = `${scope}:${nodeId}:${hash}`;
+	const delivery = new Delivery(`${transactionKey}:${event.status}`, transactionKey, memory, memory.node(nodeId), hash, global);
+	if (!claims.take(delivery, delivery.keys, Date.now(), HOLD_MS)) return 'in-flight';
+	const verdict = delivery.statuses.judge(hash, event.status);
+	if (verdict === 'duplicate' || verdict === 'stale') {
+		claims.release(delivery, delivery.keys);
+		return verdict;
+	}
+	delivery.watch(context);
+	return delivery;
+}
+
+export class Delivery {
+	private state: 'open' | 'committed' | 'dropped' = 'open';
+	/** The status this event moves its transaction to, recorded when it commits. */
+	private status?: string;
+	/** The status code the transaction had before this event's execution was written and took it on. */
+	private statusBefore?: { code: string | undefined };
+	private written = false;
+	/** Ends this delivery's turn to have the static data saved (taken before it asks for a save). */
+	private releaseTurn?: HeldTurn;
+
+	constructor(
+		private readonly eventKey: string,
+		private readonly transactionKey: string,
+		private readonly memory: WorkflowMemory,
+		readonly statuses: TransactionStatuses,
+		private readonly hash: string,
+		private readonly global: IDataObject | undefined,
+	) {}
+
+	get keys(): string[] {
+		return [this.eventKey, this.transactionKey];
+	}
+
+	/**
+	 * Waits for this delivery's turn to save (production; saveTurns.ts) holding its event but not its
+	 * transaction: another event of the transaction joins the queue behind it instead of being
+	 * refused (409) for as long as the queue ahead takes. The transaction is claimed again once the
+	 * turn comes: false when another delivery holds it (its execution not written yet), for a 409.
+	 */
+	async takeTurn(): Promise<boolean> {
+		if (!this.global || this.releaseTurn) return true;
+		claims.release(this, [this.transactionKey]);
+		await this.takeSaveTurn();
+		return claims.take(this, [this.transactionKey], Date.now(), HOLD_MS);
+	}
+
+	/** Judges the status the event brings (confirmed with the API or as reported) against the memory, once the turn came. */
+	judge(status: string): 'run' | 'duplicate' | 'stale' {
+		const verdict = this.statuses.judge(this.hash, status);
+		if (verdict === 'duplicate' || verdict === 'stale') return verdict;
+		this.status = status;
+		return 'run';
+	}
+
+	/** Answered 200 without a run (filtered): committed, and saved with the answer. */
+	async settle(): Promise<void> {
+		await this.takeSaveTurn();
+		this.commit();
+		this.markForSave();
+	}
+
+	/** Nothing to remember (refused, a duplicate): the claim ends, a retry is a first delivery. */
+	release(): void {
+		if (this.state !== 'open') return;
+		this.state = 'dropped';
+		if (this.status && this.statusBefore) this.statuses.restore(this.hash, this.status, this.statusBefore.code);
+		claims.release(this, this.keys);
+	}
+
+	/**
+	 * The event for n8n to run. Its item tells the delivery when n8n writes the execution (n8n
+	 * serialises the items then): the static data is marked changed again at that moment, after
+	 * n8n 2.41 cleared the mark while preparing the run, so n8n saves it before answering, and the
+	 * save commits the event.
+	 */
+	async accept(context: IWebhookFunctions, item: IDataObject): Promise<INodeExecutionData[][]> {
+		await this.takeSaveTurn();
+		this.markForSave();
+		const [execution] = context.helpers.returnJsonArray([item]);
+		const written = () => {
+			if (this.state === 'open') this.executionWritten();
+			this.markForSave();
+		};
+		Object.defineProperty(execution, 'toJSON', {
+			enumerable: false,
+			value(this: INodeExecutionData) {
+				written();
+				return { ...this };
+			},
+		});
+		return [[execution]];
+	}
+
+	/** The outcome is n8n's answer: `prefinish` comes when the response is ended, sender there or not. */
+	watch(context: IWebhookFunctions): void {
+		const res = context.getResponseObject();
+		res.once('prefinish', () => {
+			this.releaseTurn?.();
+			if (res.statusCode < 200 || res.statusCode >= 300) this.release();
+			else this.commit();
+		});
+	}
+
+	private commit(): void {
+		if (this.state !== 'open') return;
+		this.state = 'committed';
+		if (this.status) this.statuses.advance(this.hash, this.status);
+		claims.release(this, this.keys);
+	}
+
+	/**
+	 * n8n is writing the event's execution; it may still wait long for a free slot before it
+	 * answers. The event stays claimed until that answer. Its transaction need not wait: the status
+	 * the event brings is taken on now (and given back if n8n answers an error), so the next event of
+	 * that transaction is judged against it.
+	 */
+	private executionWritten(): void {
+		if (this.written) return;
+		this.written = true;
+		claims.extend(this, [this.eventKey], Date.now() + WRITTEN_HOLD_MS);
+		if (this.status) this.statusBefore = { code: this.statuses.advance(this.hash, this.status) };
+		claims.release(this, [this.transactionKey]);
+	}
+
+	/**
+	 * Waits until the deliveries of this workflow that will save before this one were answered
+	 * (saveTurns.ts), and holds the turn until this one is. Test deliveries save nothing.
+	 */
+	private async takeSaveTurn(): Promise<void> {
+		if (!this.global || this.releaseTurn) return;
+		// The queue of turns has no time limit (each turn ahead may hold it STUCK_TURN_MS): the claims
+		// must not expire while this delivery waits in it, or a retry would be taken as a first delivery
+		// and both would run. HOLD_MS counts from the turn.
+		claims.extend(this, this.keys, Number.POSITIVE_INFINITY);
+		this.releaseTurn = await this.memory.saveTurns.take();
+		if (this.state === 'open') claims.extend(this, this.keys, Date.now() + HOLD_MS);
+	}
+
+	private markForSave(): void {
+		if (!this.global) return;
+		this.global[MEMORY_KEY] = this.memory.storedForm(() => {
+			// n8n is serialising this request's save: the next turn waits for its answer.
+			this.releaseTurn?.saving();
+			this.commit();
+		});
+	}
+}
