@@ -150,6 +150,10 @@ async function main(): Promise<number> {
 		};
 		const built = CASE_MODULES.map((module) => module.build(ctx));
 		const workflows = built.flatMap((part) => part.workflows);
+		// n8n 1.x saves a workflow's static data only when its id has at most 16 characters
+		// (isWorkflowIdValid in n8n's utils): a trigger workflow with a longer id would test no memory there.
+		const unsaved = workflows.filter((wf) => String(wf.id).length > 16 && (wf.nodes as rt.Json[]).some((node) => /^n8n-nodes-money\.money(Poll)?Trigger$/.test(String(node.type))));
+		if (unsaved.length > 0) throw new Error(`trigger workflow ids longer than 16 characters (n8n 1.x never saves their static data): ${unsaved.map((wf) => wf.id).join(', ')}`);
 		const allChecks = built.flatMap((part) => part.checks);
 		const checks = [...allChecks.filter((check) => !check.runLast), ...allChecks.filter((check) => check.runLast)];
 		// One import per credential id: case files may share one (test/e2e/rerun-tools.ts).

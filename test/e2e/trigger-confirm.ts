@@ -18,7 +18,7 @@ const READ_ROUTE = 'get_money_v1_charge_reference';
 
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
-	const id = 'e2eTriggerConfirm';
+	const id = 'e2eTrigConfirm';
 	const webhookId = webhookIdFor('e2e trigger confirm');
 	const workflows = [
 		chain(id, 'e2e money trigger confirm', [

@@ -26,7 +26,7 @@ const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000, backoff: true };
 
 export function build(ctx: E2eContext): CasePart {
-	const ids = { stream: 'e2eTriggerStream', burst: 'e2eTriggerBurst', restart: 'e2eTriggerRestart' };
+	const ids = { stream: 'e2eTriggerStream', burst: 'e2eTriggerBurst', restart: 'e2eTrigRestart' };
 	const hooks = {
 		stream: webhookIdFor('e2e trigger stream'),
 		burst: webhookIdFor('e2e trigger burst'),

@@ -29,7 +29,7 @@ export function build(ctx: E2eContext): CasePart {
 		]),
 	];
 	/** A workflow whose Code node writes the workflow's static data (a run counter). */
-	const codeId = 'e2eTriggerMemoryCode';
+	const codeId = 'e2eTrigMemCode';
 	const codeWebhookId = webhookIdFor('e2e trigger memory code');
 	workflows.push(
 		chain(codeId, 'e2e money trigger memory, a Code node writing static data', [

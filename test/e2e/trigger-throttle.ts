@@ -20,7 +20,7 @@ const HOLD_SECONDS = 45;
 const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
 export function build(ctx: E2eContext): CasePart {
-	const id = 'e2eTriggerThrottle';
+	const id = 'e2eTrigThrottle';
 	const webhookId = webhookIdFor('e2e trigger throttle');
 	const workflows = [
 		chain(id, 'e2e money trigger throttled', [
