@@ -13,8 +13,8 @@ export interface IndexedTransaction {
 }
 
 /**
- * The period's transactions by API reference and by Business Reference. A reference seen twice
- * (a page that shifted while it was read) is kept once. When two transactions carry one Business
+ * The period's transactions by API reference and by Business Reference, each reference once (a
+ * lookup may find one the period held). When two transactions carry one Business
  * Reference, the first keeps it and the other can only be claimed by its reference.
  */
 export class TransactionIndex {
