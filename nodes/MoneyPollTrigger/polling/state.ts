@@ -82,10 +82,10 @@ function reversalMemory(value: unknown): ReversalMemory | undefined {
 	};
 }
 
-/** A copy of the saved state (from the node's static data where an earlier version kept it), changed freely and saved only by saveState. */
+/** A copy of the saved state, changed freely and saved only by saveState. */
 export function loadState(context: IPollFunctions): PollState {
 	const saved = context.getWorkflowStaticData('global')[stateKey(context.getNode())];
-	const copy = JSON.parse(JSON.stringify(saved ?? context.getWorkflowStaticData('node'))) as IDataObject;
+	const copy = JSON.parse(JSON.stringify(saved ?? {})) as IDataObject;
 	return {
 		cursors: record<number>(copy.cursors),
 		floors: record<number>(copy.floors),
@@ -107,8 +107,6 @@ export function saveState(context: IPollFunctions, state: PollState): void {
 	const saved: IDataObject = {};
 	for (const field of STATE_FIELDS) if (state[field] !== undefined) saved[field] = state[field];
 	context.getWorkflowStaticData('global')[stateKey(context.getNode())] = saved;
-	const legacy = context.getWorkflowStaticData('node');
-	for (const field of STATE_FIELDS) if (field in legacy) delete legacy[field];
 }
 
 /**
