@@ -159,6 +159,19 @@ export function build(ctx: E2eContext): CasePart {
 		await runSqlite(ctx.n8n, sql);
 	}
 
+	/** Waits until the workflow's saved static data passes `test` (n8n saves a poll trigger's state after its activation poll). */
+	async function untilSaved(workflowId: string, test: (staticData: Record<string, unknown>) => boolean, what: string) {
+		const deadline = Date.now() + 150_000;
+		const saved = async () => {
+			const [row] = (await runSqlite(ctx.n8n, `SELECT staticData FROM workflow_entity WHERE id = '${workflowId}'`)) as Array<{ staticData: string | null }>;
+			return ((JSON.parse(row?.staticData || '{}') as { global?: Record<string, unknown> }).global ?? {});
+		};
+		while (!test(await saved())) {
+			assert.ok(Date.now() < deadline, `${what} of ${workflowId} saved no state within 150 s`);
+			await sleep(1000);
+		}
+	}
+
 	const state: { charge?: string; firstPayout?: string; quietPayout?: string } = {};
 	const checks: Check[] = [
 		{
@@ -249,14 +262,18 @@ export function build(ctx: E2eContext): CasePart {
 			name: "Money Poll Trigger: events of a poll whose execution n8n could not create are emitted once by a later poll (n8n 2.x rejects the poll's done promise then; n8n 1.x reads it only once it has the execution)",
 			async fn() {
 				await ctx.api.activateWorkflow(ids.start);
-				await nextPoll();
+				await untilSaved(ids.start, (saved) => Object.keys(saved).some((key) => key.startsWith('moneyPollTrigger:')), 'the first poll');
 				await blockExecutionsOf(ids.start, true);
+				const blocked = `e2e: execution of ${ids.start} blocked`;
 				let lost: string[];
 				try {
 					lost = await seedBatch('charge', 3, 'COMPLETED', 'e2e-poll-start-lost');
-					await nextPoll();
+					const deadline = Date.now() + 150_000;
+					while (!ctx.n8n.logs().includes(blocked)) {
+						assert.ok(Date.now() < deadline, 'no poll tried to create an execution within 150 s');
+						await sleep(1000);
+					}
 					assert.equal((await ctx.api.listExecutions({ workflowId: ids.start, includeData: false })).length, 0, 'an execution was created');
-					assert.ok(ctx.n8n.logs().includes(`e2e: execution of ${ids.start} blocked`), 'n8n did not try to create the execution');
 				} finally {
 					await blockExecutionsOf(ids.start, false);
 				}
@@ -289,16 +306,17 @@ export function build(ctx: E2eContext): CasePart {
 	return { workflows, checks };
 }
 
-/** Runs SQL on the server's SQLite database with n8n's own sqlite3 module, on the Node n8n runs on. */
-async function runSqlite(n8n: N8nHandle, sql: string): Promise<void> {
+/** Runs SQL on the server's SQLite database with n8n's own sqlite3 module, on the Node n8n runs on; the rows a query gives. */
+async function runSqlite(n8n: N8nHandle, sql: string): Promise<unknown[]> {
 	const database = path.join(String(n8n.env.N8N_USER_FOLDER), '.n8n', 'database.sqlite');
 	const script = [
 		"const sqlite3 = require(require.resolve('sqlite3', { paths: [process.argv[1]] }));",
 		'const db = new sqlite3.Database(process.argv[2]);',
 		"db.configure('busyTimeout', 20000);",
-		'db.exec(process.argv[3], (error) => { db.close(); if (error) { console.error(error.message); process.exitCode = 1; } });',
+		'db.all(process.argv[3], (error, rows) => { db.close(); if (error) { console.error(error.message); process.exitCode = 1; } else console.log(JSON.stringify(rows)); });',
 	].join(' ');
 	const result = spawnSync(n8n.nodeBin, ['-e', script, path.join(n8n.n8nDir, 'node_modules', 'n8n'), database, sql], { encoding: 'utf8', timeout: 60_000 });
 	if (result.status !== 0) throw new Error(`SQL on ${database} failed: ${result.stderr || result.error}`);
+	return JSON.parse(result.stdout.trim() || '[]') as unknown[];
 }
 
