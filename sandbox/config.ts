@@ -70,6 +70,7 @@ export function defaultSandboxConfig(): SandboxConfig {
 		tokenSnapshotsEntitlements: true,
 		payoutTypeLabel: 'payout',
 		envelopeUpdatedAt: true,
+		listRowMetadata: true,
 		naiveTimestampsOffsetMinutes: null,
 		listBoundsExclusive: false,
 		listTieOrder: 'stable',

@@ -5,11 +5,11 @@ import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
 import { LIST_PAGE_SIZE_MAX } from '../api/values';
 import { channelsFilter, statusesFilter } from '../events/filterFields';
 import type { MoneyEventItem } from '../events/item';
-import { byOccurrence } from './polling/observe';
 import { pollNewTransactions } from './polling/listing';
 import { initialiseResource } from './polling/initialise';
 import { newestEvent, recheckWatched } from './polling/reads';
 import { recentReversals, wantsReversals } from './polling/reversals';
+import { emitEvents } from './polling/emissions';
 import { claimPoll } from './polling/inFlight';
 import { DEFAULT_MAX_WATCHED, settingsOf, tooManyToWatch, type PollSettings } from './polling/settings';
 import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
@@ -114,7 +114,8 @@ export class MoneyPollTrigger implements INodeType {
 	}
 }
 
-async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<INodeExecutionData[][] | null> {
+/** One scheduled poll: reads, saves the state, and emits what is new itself (polling/emissions.ts), so it returns null. */
+async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<null> {
 	const state = loadState(context);
 	forgetUnselected(state, settings.resources);
 	const emitted: MoneyEventItem[] = [];
@@ -136,6 +137,9 @@ async function pollOnce(context: IPollFunctions, settings: PollSettings): Promis
 	if (state.watch.length > settings.maxWatched) throw tooManyToWatch(context, state.watch.length, settings);
 
 	saveState(context, state);
-	if (emitted.length === 0) return null;
-	return [context.helpers.returnJsonArray(emitted.sort(byOccurrence))];
+	const again = emitEvents(context, emitted);
+	if (again > 0) {
+		context.logger.warn('Money Poll Trigger emits again events n8n could not start an execution for', { node: context.getNode().name, events: again });
+	}
+	return null;
 }

@@ -94,6 +94,8 @@ export interface SandboxConfig {
 	payoutTypeLabel: 'payout' | 'transfer';
 	/** Whether charge and payout envelopes carry `updated_at`: the spec's list of known envelope fields (2.4) does not name it. */
 	envelopeUpdatedAt: boolean;
+	/** Whether list rows carry `metadata` (a Get always does): the spec's list of known envelope fields (2.4) does not name it. */
+	listRowMetadata: boolean;
 	/**
 	 * null: timestamps in UTC with `Z`. A number: envelope timestamps written without a zone designator, as
 	 * ISO 8601 allows, in the wall time of that many minutes east of UTC (60: Douala), and list bounds

@@ -1,6 +1,6 @@
 import type { ClientState } from '../domain/clients';
 import type { ListQuery } from '../domain/store';
-import { CHANNELS, CHARGE_STATUSES, PAYOUT_STATUSES, type Channel, type Resource, type RouteSlug, type Status } from '../domain/types';
+import { CHANNELS, CHARGE_STATUSES, PAYOUT_STATUSES, type Channel, type Resource, type RouteSlug, type Status, type TransactionEnvelope } from '../domain/types';
 import type { SandboxRuntime } from '../runtime';
 import { ApiError, validationError, type ErrorFamily } from './errors';
 
@@ -111,7 +111,7 @@ function getRoute(resource: Resource) {
 
 function listRoute(resource: Resource) {
 	return ({ runtime, client, query }: RouteContext): RouteResult => {
-		const { naiveTimestampsOffsetMinutes, listBoundsExclusive, listTieOrder } = runtime.config;
+		const { naiveTimestampsOffsetMinutes, listBoundsExclusive, listTieOrder, listRowMetadata } = runtime.config;
 		const reverseTies = listTieOrder === 'alternating' && runtime.listRequests++ % 2 === 1;
 		const listQuery = parseListQuery(resource, query, naiveTimestampsOffsetMinutes ?? 0, listBoundsExclusive, reverseTies);
 		const { items, total } = runtime.store.list(client.clientId, resource, listQuery);
@@ -119,7 +119,11 @@ function listRoute(resource: Resource) {
 			status: 200,
 			body: {
 				success: true,
-				data: items.map((tx) => runtime.service.envelope(tx)),
+				data: items.map((tx) => {
+					const envelope: Partial<TransactionEnvelope> = runtime.service.envelope(tx);
+					if (!listRowMetadata) delete envelope.metadata;
+					return envelope;
+				}),
 				pagination: { page: listQuery.page, limit: listQuery.limit, total, pages: Math.ceil(total / listQuery.limit) },
 			},
 		};

@@ -7,13 +7,18 @@
  * 600 PENDING payouts completed later, two Poll Times on the same minute (n8n runs both polls at
  * once), a trigger node renamed in the workflow, and the editor's manual test. Those checks make polls
  * happen by activation (n8n polls once when it activates a workflow, and saves the trigger's
- * state after it) rather than waiting for the minute. Run by scripts/e2e.ts.
+ * state after it) rather than waiting for the minute. Last, a poll whose execution n8n cannot
+ * create (a trigger in n8n's SQLite database refuses its insert), at one-minute polls: the
+ * behaviour of n8n's poll emit that polling/emissions.ts relies on. Run by scripts/e2e.ts.
  */
 
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { SeedRequest } from '../../sandbox';
+import type { N8nHandle } from '../../scripts/n8n';
 import { referenceOf, statusOf, type CasePart, type Check, type E2eContext } from './case-setup';
 import { chain, CREDENTIAL, CREDENTIAL_TYPE, node, TYPES } from './workflows';
 
@@ -22,7 +27,7 @@ const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
 	const id = 'e2ePollTrigger';
-	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename' };
+	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename', start: 'e2ePollStart' };
 	/** Polls at New Year only: the checks that poll by activation are not disturbed by a minute tick. */
 	const YEARLY = { pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] } };
 	const pollWorkflow = (workflowId: string, name: string, parameters: Record<string, unknown>) =>
@@ -52,6 +57,7 @@ export function build(ctx: E2eContext): CasePart {
 			statuses: ['COMPLETED'],
 		}),
 		pollWorkflow(ids.rename, 'e2e poll trigger, renamed', { ...YEARLY, resource: 'charge', statuses: ['COMPLETED'] }),
+		pollWorkflow(ids.start, 'e2e poll trigger, execution not created', { resource: 'charge', statuses: ['COMPLETED'] }),
 	];
 
 	const emittedBy = async (workflowId: string) => {
@@ -138,6 +144,32 @@ export function build(ctx: E2eContext): CasePart {
 		const nodes = saved.nodes.map((entry: { name: string }) => (entry.name === from ? { ...entry, name: to } : entry));
 		const connections = Object.fromEntries(Object.entries(saved.connections).map(([name, value]) => [name === from ? to : name, value]));
 		await ctx.api.call('PUT', `/workflows/${workflowId}`, { name: saved.name, nodes, connections, settings: { executionOrder: 'v1' } });
+	}
+
+	/**
+	 * Makes n8n's INSERT of an execution of `workflowId` fail, in n8n's own SQLite database (a
+	 * trigger on execution_entity), or lets it through again: n8n meets the error where SQLite's
+	 * write lock or a full Postgres pool meets it (the insert of activeExecutions.add), for this
+	 * workflow only, at a moment the check chooses.
+	 */
+	async function blockExecutionsOf(workflowId: string, blocked: boolean) {
+		const sql = blocked
+			? `CREATE TRIGGER e2e_block_${workflowId} BEFORE INSERT ON execution_entity WHEN NEW.workflowId = '${workflowId}' BEGIN SELECT RAISE(ABORT, 'e2e: execution of ${workflowId} blocked'); END;`
+			: `DROP TRIGGER IF EXISTS e2e_block_${workflowId};`;
+		await runSqlite(ctx.n8n, sql);
+	}
+
+	/** Waits until the workflow's saved static data passes `test` (n8n saves a poll trigger's state after its activation poll). */
+	async function untilSaved(workflowId: string, test: (staticData: Record<string, unknown>) => boolean, what: string) {
+		const deadline = Date.now() + 150_000;
+		const saved = async () => {
+			const [row] = (await runSqlite(ctx.n8n, `SELECT staticData FROM workflow_entity WHERE id = '${workflowId}'`)) as Array<{ staticData: string | null }>;
+			return ((JSON.parse(row?.staticData || '{}') as { global?: Record<string, unknown> }).global ?? {});
+		};
+		while (!test(await saved())) {
+			assert.ok(Date.now() < deadline, `${what} of ${workflowId} saved no state within 150 s`);
+			await sleep(1000);
+		}
 	}
 
 	const state: { charge?: string; firstPayout?: string; quietPayout?: string } = {};
@@ -227,6 +259,32 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			name: "Money Poll Trigger: events of a poll whose execution n8n could not create are emitted once by a later poll (n8n 2.x rejects the poll's done promise then; n8n 1.x reads it only once it has the execution)",
+			async fn() {
+				await ctx.api.activateWorkflow(ids.start);
+				await untilSaved(ids.start, (saved) => Object.keys(saved).some((key) => key.startsWith('moneyPollTrigger:')), 'the first poll');
+				await blockExecutionsOf(ids.start, true);
+				const blocked = `e2e: execution of ${ids.start} blocked`;
+				let lost: string[];
+				try {
+					lost = await seedBatch('charge', 3, 'COMPLETED', 'e2e-poll-start-lost');
+					const deadline = Date.now() + 150_000;
+					while (!ctx.n8n.logs().includes(blocked)) {
+						assert.ok(Date.now() < deadline, 'no poll tried to create an execution within 150 s');
+						await sleep(1000);
+					}
+					assert.equal((await ctx.api.listExecutions({ workflowId: ids.start, includeData: false })).length, 0, 'an execution was created');
+				} finally {
+					await blockExecutionsOf(ids.start, false);
+				}
+				// A later event: n8n 1.x tells of the failure only by reading a later emit's promise.
+				const later = await seedBatch('charge', 1, 'COMPLETED', 'e2e-poll-start-later');
+				const items = await emittedAtLeast(4, ids.start, 200_000);
+				assertEachOnce(items, [...lost, ...later], 'COMPLETED');
+				await ctx.api.deactivateWorkflow(ids.start);
+			},
+		},
+		{
 			name: "Money Poll Trigger: the editor's manual test returns the newest matching event, also under newer ones that do not match",
 			async fn() {
 				const [reversed] = await seedBatch('payout', 1, 'COMPLETED', 'e2e-poll-manual');
@@ -247,3 +305,18 @@ export function build(ctx: E2eContext): CasePart {
 	];
 	return { workflows, checks };
 }
+
+/** Runs SQL on the server's SQLite database with n8n's own sqlite3 module, on the Node n8n runs on; the rows a query gives. */
+async function runSqlite(n8n: N8nHandle, sql: string): Promise<unknown[]> {
+	const database = path.join(String(n8n.env.N8N_USER_FOLDER), '.n8n', 'database.sqlite');
+	const script = [
+		"const sqlite3 = require(require.resolve('sqlite3', { paths: [process.argv[1]] }));",
+		'const db = new sqlite3.Database(process.argv[2]);',
+		"db.configure('busyTimeout', 20000);",
+		'db.all(process.argv[3], (error, rows) => { db.close(); if (error) { console.error(error.message); process.exitCode = 1; } else console.log(JSON.stringify(rows)); });',
+	].join(' ');
+	const result = spawnSync(n8n.nodeBin, ['-e', script, path.join(n8n.n8nDir, 'node_modules', 'n8n'), database, sql], { encoding: 'utf8', timeout: 60_000 });
+	if (result.status !== 0) throw new Error(`SQL on ${database} failed: ${result.stderr || result.error}`);
+	return JSON.parse(result.stdout.trim() || '[]') as unknown[];
+}
+

@@ -7,9 +7,11 @@ import type {
 	INodeExecutionData,
 	INodeParameters,
 	INodeType,
+	IRun,
 	IWorkflowBase,
 	Workflow,
 } from 'n8n-workflow';
+import { ManualExecutionCancelledError } from 'n8n-workflow';
 
 import { stateKey } from '../../nodes/MoneyPollTrigger/polling/state';
 import {
@@ -36,15 +38,32 @@ export interface PollOutcome {
 }
 
 /**
+ * How n8n answers a poll's emit (its `__emit` in the `n8n` package): it saves the static data, then
+ * creates the execution. '2.x' (`TriggerExecutionContextFactory.getExecutePollFunctions`,
+ * `settleDonePromise`) reads the done promise's `resolve` while the emit runs, calls it when the
+ * execution ends and calls `reject` when it cannot create the execution; '1.x'
+ * (`ActiveWorkflowManager.getExecutePollFunctions`) reads `resolve` once it has the execution and
+ * never settles the promise when it cannot create it.
+ */
+export type N8nLine = '2.x' | '1.x';
+
+/**
  * Runs a Money Poll Trigger node the way n8n's active-workflow manager does: each tick calls
  * `poll()` inside n8n-core's PollContext (mode trigger) on the same Workflow object, so the
- * node's static data carries over, and a non-null result starts an execution with those items.
+ * node's static data carries over, and items the poll returns or emits start an execution, which
+ * n8n may fail to create (`failNextStarts`).
  */
 export class PollHarness {
 	node: INode;
 	workflow: Workflow;
 	readonly executions: RunResult[] = [];
 	readonly errors: unknown[] = [];
+	/** Which n8n line's emit this harness follows. */
+	n8nLine: N8nLine = '2.x';
+	/** The next so many emits: n8n cannot create the execution (SQLite's write lock, a full Postgres pool). */
+	failNextStarts = 0;
+	/** The next so many executions are cancelled once they started (2.x rejects the done promise then). */
+	cancelNextRuns = 0;
 
 	constructor(
 		private readonly engine: Engine,
@@ -83,30 +102,39 @@ export class PollHarness {
 		return (this.workflow.getStaticData('global', this.node)[stateKey(this.node)] as IDataObject | undefined) ?? {};
 	}
 
-	/** One scheduled poll. */
-	async poll(): Promise<PollOutcome> {
+	/** One scheduled poll; `notStarted`: items n8n was handed but could not create an execution for. */
+	async poll(): Promise<PollOutcome & { notStarted?: INodeExecutionData[] }> {
 		const executionId = randomUUID();
 		const workflowData = { id: this.workflow.id, name: this.workflow.name, nodes: [], connections: {} } as unknown as IWorkflowBase;
 		const hooks = new ExecutionLifecycleHooks('trigger', executionId, workflowData);
 		const additionalData = additionalDataFor(this.engine, hooks, executionId);
-		let emitted: INodeExecutionData[][] | undefined;
+		let emitted: { data: INodeExecutionData[][]; done?: Parameters<PollContext['__emit']>[2]; resolve?: (run: IRun) => void } | undefined;
 		const context = new PollContext(
 			this.workflow,
 			this.node,
 			additionalData,
 			'trigger',
 			'activate',
-			(data) => {
-				emitted = data;
+			(data, _responsePromise, done) => {
+				if (emitted) throw new Error('the harness handles one emit per poll');
+				// 2.x binds `resolve` as the emit runs (settleDonePromise).
+				emitted = { data, done, resolve: this.n8nLine === '2.x' ? done?.resolve : undefined };
 			},
 			(error) => {
 				this.errors.push(error);
 			},
 		);
 		const result = await (this.nodeType.poll as NonNullable<INodeType['poll']>).call(context);
-		if (result === null) return { items: null };
-		context.__emit(result);
-		const items = (emitted ?? result)[0] ?? [];
+		if (result !== null) context.__emit(result);
+		if (!emitted) return { items: null };
+		const items = emitted.data[0] ?? [];
+		if (this.failNextStarts > 0) {
+			this.failNextStarts--;
+			if (this.n8nLine === '2.x') emitted.done?.reject(new Error('SQLITE_BUSY: database is locked'));
+			return { items: null, notStarted: items };
+		}
+		// 1.x reads `resolve` once it has the execution's id.
+		const resolve = emitted.resolve ?? emitted.done?.resolve;
 		const run = await runWorkflow(this.engine, this.workflow, {
 			items,
 			startNode: this.node.name,
@@ -114,6 +142,12 @@ export class PollHarness {
 			executionId,
 		});
 		this.executions.push(run);
+		if (this.cancelNextRuns > 0) {
+			this.cancelNextRuns--;
+			emitted.done?.reject(new ManualExecutionCancelledError(executionId));
+		} else {
+			resolve?.(run.run);
+		}
 		return { items, run };
 	}
 

@@ -61,6 +61,7 @@ export const listFilters = (resource: TransactionResource): INodeProperties => (
 			type: 'options',
 			options: statusOptions(resource),
 			default: 'PENDING',
+			description: `With Return All, the node reads every ${resource} of the period and keeps those in this status, so none is skipped when statuses change during the read. Set Created After to keep a long history out of the read.`,
 		},
 	],
 });

@@ -54,7 +54,7 @@ export const recordFieldNames = (resource: TransactionResource): INodeProperties
 		default: '',
 		placeholder: 'e.g. order_id',
 		requiresDataPath: 'single',
-		description: `Name of the record field holding your own ID (the Business Reference given at Create, stored in the ${resource}'s metadata under "${BUSINESS_REFERENCE_METADATA_FIELD}"). Used when the record has no reference or it is not found.`,
+		description: `Name of the record field holding your own ID (the Business Reference given at Create, stored in the ${resource}'s metadata under "${BUSINESS_REFERENCE_METADATA_FIELD}"). Used when the record has no reference or it is not found. The node fails when no ${resource} of the period carries one (an API whose lists omit metadata): match on Reference Field then.`,
 	},
 	{
 		displayName: 'Amount Field',

@@ -6,7 +6,7 @@ import { passesFilters } from '../../events/filters';
 import { buildEventItem, type MoneyEventItem } from '../../events/item';
 import { lastKnownStatus, rememberStatus } from '../../events/memory';
 import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
-import { createdAtMs } from './apiTime';
+import { createdAtMs } from '../../api/time';
 import type { PollSettings } from './settings';
 import { type PollState, rememberReversal, unwatch, watch, watchKey } from './state';
 

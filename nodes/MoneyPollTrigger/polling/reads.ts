@@ -8,7 +8,7 @@ import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
 import { moneyApiRequest } from '../../transport/request';
 import { listPage } from './listing';
-import { createdAtMs } from './apiTime';
+import { createdAtMs } from '../../api/time';
 import { eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
 import { parseWatchKey, type PollState, unwatch } from './state';

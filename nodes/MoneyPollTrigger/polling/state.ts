@@ -1,6 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
+import type { ListWindow } from '../../transport/listWindow';
 
 /**
  * What the trigger keeps between polls: cursors, history floors, the listing window a poll left
@@ -13,14 +14,10 @@ import type { TransactionResource } from '../../api/values';
 export const MAX_REMEMBERED_STATUSES = 2000;
 
 /**
- * The part of a resource's list a poll reads: created_at from `start` (null: no lower bound) to
- * `end` (null until the first page fixed it), from page `page` on, newest first. A poll that
- * reaches Max Pages keeps it here and the next poll resumes at `page`.
+ * The part of a resource's list a poll reads (transport/listWindow.ts). A poll that reaches Max
+ * Pages keeps it here and the next poll resumes at its `page`.
  */
-export interface ListingWindow extends IDataObject {
-	start: number | null;
-	end: number | null;
-	page: number;
+export interface ListingWindow extends ListWindow {
 	/** Status of each transaction read so far created within the overlap of the window's newest. */
 	recent: Record<string, string>;
 }
@@ -46,7 +43,7 @@ export interface PollState extends IDataObject {
 	 */
 	recent: Record<string, Record<string, string>>;
 	reversals?: ReversalMemory;
-	/** Whether the API writes created_at without a zone designator: list bounds are then written so too (polling/apiTime.ts). */
+	/** Whether the API writes created_at without a zone designator: list bounds are then written so too (api/time.ts). */
 	zonelessTimes: boolean;
 	watch: string[];
 	statuses: Record<string, string>;
@@ -85,10 +82,10 @@ function reversalMemory(value: unknown): ReversalMemory | undefined {
 	};
 }
 
-/** A copy of the saved state (from the node's static data where an earlier version kept it), changed freely and saved only by saveState. */
+/** A copy of the saved state, changed freely and saved only by saveState. */
 export function loadState(context: IPollFunctions): PollState {
 	const saved = context.getWorkflowStaticData('global')[stateKey(context.getNode())];
-	const copy = JSON.parse(JSON.stringify(saved ?? context.getWorkflowStaticData('node'))) as IDataObject;
+	const copy = JSON.parse(JSON.stringify(saved ?? {})) as IDataObject;
 	return {
 		cursors: record<number>(copy.cursors),
 		floors: record<number>(copy.floors),
@@ -110,8 +107,6 @@ export function saveState(context: IPollFunctions, state: PollState): void {
 	const saved: IDataObject = {};
 	for (const field of STATE_FIELDS) if (state[field] !== undefined) saved[field] = state[field];
 	context.getWorkflowStaticData('global')[stateKey(context.getNode())] = saved;
-	const legacy = context.getWorkflowStaticData('node');
-	for (const field of STATE_FIELDS) if (field in legacy) delete legacy[field];
 }
 
 /**

@@ -326,6 +326,49 @@ describe('Reconcile against the sandbox', () => {
 	});
 });
 
+describe('Reconcile where no transaction of the period carries a Business Reference (docs/decisions.md#d12)', () => {
+	const records = [
+		{ order: 'ord-1', amount: 1000 },
+		{ order: 'ord-2', amount: 2000 },
+	];
+
+	async function reconcileFails(expectedCause: RegExp) {
+		const result = await runMoneyNode(engine, {
+			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: { ...FAST, defaultCurrency: 'XOF' } },
+			items: records.map((json) => ({ json })),
+		});
+		const error = result.error() as (Error & { description?: string }) | undefined;
+		expect(error?.message).toBe(
+			'None of the 2 charges of the period carries a Business Reference: the 2 records to match on Business Reference Field (businessReferenceField) cannot be matched',
+		);
+		expect(error?.description).toMatch(expectedCause);
+		expect(error?.description).toContain('Reference Field (referenceField)');
+		expect(result.output('Money', 2)).toEqual([]);
+	}
+
+	it('fails, saying so and what to match on, against an API whose list rows carry no metadata; matches by reference there', async () => {
+		await sb.close();
+		sb = await startSandbox({ finalizeAfterMs: null, config: { listRowMetadata: false } });
+		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
+		const references = await create('charge', [
+			{ order: 'ord-1', amount: 1000, status: 'COMPLETED' },
+			{ order: 'ord-2', amount: 2000, status: 'COMPLETED' },
+		]);
+		await reconcileFails(/list rows carry no metadata/);
+
+		const byReference = await reconcile(
+			references.map((reference, index) => ({ ...records[index], reference })),
+			aroundNow(),
+		);
+		expect(byReference.matched.map((item) => verdict(item).matched_by)).toEqual(['reference', 'reference']);
+	});
+
+	it('fails the same way when the rows carry metadata but none a Business Reference', async () => {
+		await create('charge', [{ amount: 1000, status: 'COMPLETED' }, { amount: 2000, status: 'COMPLETED' }]);
+		await reconcileFails(/created without a Business Reference/);
+	});
+});
+
 describe('Money node outputs', () => {
 	const outputsFor = (parameters: IDataObject) => {
 		const node = moneyNode({ parameters: parameters as never });

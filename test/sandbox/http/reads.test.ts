@@ -197,6 +197,22 @@ describe('envelopes without updated_at (SandboxConfig.envelopeUpdatedAt false)',
 	});
 });
 
+describe('list rows without metadata (SandboxConfig.listRowMetadata false)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { listRowMetadata: false } });
+
+	it('lists charges without metadata and still reads it with Get', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 2, status: 'COMPLETED', metadata: { n8n_business_reference: 'ord-1' } });
+		const listed = await api.call('GET', '/money/v1/charge');
+		expect(listed.json.data).toHaveLength(2);
+		for (const envelope of listed.json.data) expect(envelope).not.toHaveProperty('metadata');
+		const read = await api.call('GET', `/money/v1/charge/${listed.json.data[0].reference}`);
+		expect(read.json.data.metadata).toEqual({ n8n_business_reference: 'ord-1' });
+	});
+});
+
 describe('timestamps without a zone designator (SandboxConfig.naiveTimestampsOffsetMinutes)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;

@@ -9,6 +9,7 @@ import {
 	recordFieldNames,
 } from '../../descriptions/reconcileFields';
 import { indexPeriod, lookUpOutsidePeriod } from '../../helpers/reconcile/apiReads';
+import { checkBusinessReferencesListed } from '../../helpers/reconcile/businessReferenceCheck';
 import { readMatchSettings, readPeriodParameters, readRecords } from '../../helpers/reconcile/input';
 import { outcomeOutputs } from '../../helpers/reconcile/items';
 import { matchRecords } from '../../helpers/reconcile/match';
@@ -36,6 +37,7 @@ export async function executeBatch(this: IExecuteFunctions, context: OperationCo
 	const settings = context.callSettings(0);
 	const index = await indexPeriod.call(this, 'payout', period, settings);
 	if (options.lookUpOutsidePeriod !== false) await lookUpOutsidePeriod.call(this, 'payout', records, settings, index);
+	checkBusinessReferencesListed.call(this, 'payout', records, index);
 	const outcomes = matchRecords(records, index, matchSettings);
 	const outputs = outcomeOutputs(outcomes, settings.simplify ? simplifyTransaction : (envelope) => envelope);
 	if (options.report === true) outputs.push([await reportItem.call(this, 'payout', outcomes, period, records.length, options)]);

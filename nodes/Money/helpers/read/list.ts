@@ -2,6 +2,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { listRoute } from '../../../api/routes';
 import { LIST_PAGE_SIZE_MAX, statusesOf, type TransactionResource } from '../../../api/values';
+import { statusOfEnvelope } from '../../../events/envelope';
+import { windowPages } from '../../../transport/listWindow';
 import { moneyApiPages } from '../../../transport/request';
 import type { CallSettings } from '../../actions/node.type';
 import { fieldError, toIsoTimestamp } from '../validation';
@@ -66,7 +68,12 @@ export function listLimit(this: IExecuteFunctions, itemIndex: number): number | 
 	return limit;
 }
 
-/** Every envelope of the list (following `pagination.pages`), or the first `limit`. */
+/**
+ * The first `limit` envelopes of the list: one request, nothing to shift. Or, with Return All, every
+ * envelope of the window its first page sees, each once (transport/listWindow.ts): the status, when
+ * filtered, is checked here on what is read, so a transaction whose status changes meanwhile moves
+ * no page (docs/decisions.md#d11).
+ */
 export async function readList(
 	this: IExecuteFunctions,
 	resource: TransactionResource,
@@ -74,17 +81,22 @@ export async function readList(
 	limit: number | undefined,
 	settings: CallSettings & { itemIndex: number },
 ): Promise<IDataObject[]> {
+	const options = { itemIndex: settings.itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs };
+	if (limit !== undefined) {
+		const first = await moneyApiPages.call(this, listRoute(resource), qs, { ...options, pageSize: limit }).next();
+		return (first.value?.items ?? []).slice(0, limit);
+	}
+	const { status, ...windowQuery } = qs;
+	const seen = new Set<string>();
 	const envelopes: IDataObject[] = [];
-	const pages = moneyApiPages.call(this, listRoute(resource), qs, {
-		itemIndex: settings.itemIndex,
-		retry: settings.retry,
-		timeoutMs: settings.timeoutMs,
-		pageSize: limit ?? LIST_PAGE_SIZE_MAX,
-	});
-	for await (const page of pages) {
+	const window = { start: null, end: null, page: 1 };
+	for await (const page of windowPages.call(this, listRoute(resource), windowQuery, window, options)) {
 		for (const envelope of page.items) {
-			envelopes.push(envelope);
-			if (limit !== undefined && envelopes.length >= limit) return envelopes;
+			if (typeof envelope.reference === 'string') {
+				if (seen.has(envelope.reference)) continue;
+				seen.add(envelope.reference);
+			}
+			if (status === undefined || statusOfEnvelope(envelope) === status) envelopes.push(envelope);
 		}
 	}
 	return envelopes;

@@ -1,17 +1,18 @@
 import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { itemRoute, listRoute } from '../../../api/routes';
-import { LIST_PAGE_SIZE_MAX, type TransactionResource } from '../../../api/values';
-import { moneyApiPages, moneyApiRequest } from '../../../transport/request';
+import { itemRoute } from '../../../api/routes';
+import type { TransactionResource } from '../../../api/values';
+import { moneyApiRequest } from '../../../transport/request';
 import type { CallSettings } from '../../actions/node.type';
+import { readList } from '../read/list';
 import type { Period } from './input';
 import type { ReconcileRecord } from './types';
 import { TransactionIndex } from './transactionIndex';
 
 /** What Reconcile reads from the API: every transaction of the period, then those records name outside it. */
 
-/** Every transaction of the period, read in pages of 100, in an index by reference and business reference. */
+/** Every transaction of the period, each once (read/list.ts), in an index by reference and business reference. */
 export async function indexPeriod(
 	this: IExecuteFunctions,
 	resource: TransactionResource,
@@ -19,13 +20,7 @@ export async function indexPeriod(
 	settings: CallSettings,
 ): Promise<TransactionIndex> {
 	const index = new TransactionIndex();
-	const pages = moneyApiPages.call(this, listRoute(resource), { ...period }, {
-		itemIndex: 0,
-		retry: settings.retry,
-		timeoutMs: settings.timeoutMs,
-		pageSize: LIST_PAGE_SIZE_MAX,
-	});
-	for await (const page of pages) for (const envelope of page.items) index.add(envelope);
+	for (const envelope of await readList.call(this, resource, { ...period }, undefined, { ...settings, itemIndex: 0 })) index.add(envelope);
 	return index;
 }
 

@@ -13,13 +13,15 @@ export interface IndexedTransaction {
 }
 
 /**
- * The period's transactions by API reference and by Business Reference. A reference seen twice
- * (a page that shifted while it was read) is kept once. When two transactions carry one Business
+ * The period's transactions by API reference and by Business Reference, each reference once (a
+ * lookup may find one the period held). When two transactions carry one Business
  * Reference, the first keeps it and the other can only be claimed by its reference.
  */
 export class TransactionIndex {
 	private readonly byReference = new Map<string, IndexedTransaction>();
 	private readonly byBusinessReference = new Map<string, IndexedTransaction>();
+	/** The period's transactions (not those a lookup found), and how many carry the metadata field (null included) and a Business Reference. */
+	readonly period = { transactions: 0, withMetadata: 0, withBusinessReference: 0 };
 
 	get size(): number {
 		return this.byReference.size;
@@ -30,6 +32,11 @@ export class TransactionIndex {
 		if (reference === undefined || this.byReference.has(reference)) return;
 		const entry: IndexedTransaction = { envelope, reference, businessReference: businessReferenceOf(envelope), outsidePeriod };
 		this.byReference.set(reference, entry);
+		if (!outsidePeriod) {
+			this.period.transactions++;
+			if (envelope.metadata !== undefined) this.period.withMetadata++;
+			if (entry.businessReference !== undefined) this.period.withBusinessReference++;
+		}
 		if (entry.businessReference !== undefined && !this.byBusinessReference.has(entry.businessReference)) {
 			this.byBusinessReference.set(entry.businessReference, entry);
 		}

@@ -1,0 +1,97 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { FAST, useMoneyNode } from './setup';
+
+/*
+ * Get Many with Return All while the list moves (nodes/Money/helpers/read/list.ts): transactions
+ * created between two pages, and transactions whose status changes between two pages. The
+ * sandbox answers the first list request at once and holds each later one (its latency fault),
+ * and the test changes the list while the second page is held.
+ */
+const env = useMoneyNode();
+const { run } = env;
+
+type Resource = 'charge' | 'payout';
+const LIST_SLUG = { charge: 'get_money_v1_charge_list', payout: 'get_money_v1_payout_list' } as const;
+const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+
+async function listRequests(resource: Resource): Promise<number> {
+	return (await env.sb.control.counters()).requests[LIST_SLUG[resource]] ?? 0;
+}
+
+/** References of the resource's transactions whose metadata says `batch`, newest first. */
+async function batch(resource: Resource, name: string): Promise<string[]> {
+	const ledger = await env.sb.control.ledger();
+	return (resource === 'charge' ? ledger.charges : ledger.payouts)
+		.filter((entry) => (entry.metadata as IDataObject | null)?.batch === name)
+		.sort((a, b) => b.created_at.localeCompare(a.created_at))
+		.map((entry) => entry.reference);
+}
+
+/**
+ * Runs Get Many (Return All) and calls `between` while its second list request is held by the
+ * sandbox; returns the references it output, in order.
+ */
+async function listWhileChanging(resource: Resource, filters: IDataObject, between: () => Promise<void>): Promise<string[]> {
+	const { control } = env.sb;
+	// A token first: a 401 and n8n's resend would count as a list request.
+	await run({ resource: 'account', operation: 'get', options: FAST });
+	await control.addFault({ route: LIST_SLUG[resource], kind: 'delay', delayMs: 0, count: 1 });
+	await control.addFault({ route: LIST_SLUG[resource], kind: 'delay', delayMs: 1500 });
+	const before = await listRequests(resource);
+	const running = run({ resource, operation: 'getAll', returnAll: true, filters, options: FAST });
+	const deadline = Date.now() + 20_000;
+	while ((await listRequests(resource)) < before + 2) {
+		if (Date.now() > deadline) throw new Error('the node never asked for a second page');
+		await new Promise((resolve) => setTimeout(resolve, 20));
+	}
+	await between();
+	const result = await running;
+	expect(result.error()).toBeUndefined();
+	return result.output('Money').map((item) => item.json.reference as string);
+}
+
+function counted(references: string[]) {
+	const counts = new Map<string, number>();
+	for (const reference of references) counts.set(reference, (counts.get(reference) ?? 0) + 1);
+	return { distinct: counts.size, twice: [...counts].filter(([, count]) => count > 1).map(([reference]) => reference) };
+}
+
+describe('Get Many, Return All, while the list moves', () => {
+	it('returns each charge of the first page’s window once when 10 charges are created between page 1 and page 2', async () => {
+		const { control } = env.sb;
+		await control.seed({ resource: 'charge', count: 150, status: 'COMPLETED', createdAtFrom: minutesAgo(10), createdAtTo: minutesAgo(5), metadata: { batch: 'window' } });
+		const window = await batch('charge', 'window');
+
+		const output = await listWhileChanging('charge', {}, async () => {
+			await control.seed({ resource: 'charge', count: 10, status: 'COMPLETED', createdAtFrom: minutesAgo(0), createdAtTo: minutesAgo(0), metadata: { batch: 'meanwhile' } });
+		});
+
+		expect({ items: output.length, ...counted(output) }).toEqual({ items: 150, distinct: 150, twice: [] });
+		expect(output).toEqual(window);
+	});
+
+	it('with a Status filter, skips no payout still in that status when others leave it or enter it between pages', async () => {
+		const { control } = env.sb;
+		await control.seed({ resource: 'payout', count: 150, status: 'PENDING', createdAtFrom: minutesAgo(30), createdAtTo: minutesAgo(25), metadata: { batch: 'pending' } });
+		const pending = await batch('payout', 'pending');
+		const leaving = pending.slice(0, 10);
+
+		const output = await listWhileChanging('payout', { status: 'PENDING' }, async () => {
+			for (const reference of leaving) await control.setStatus(reference, 'COMPLETED');
+		});
+		expect(counted(output).twice).toEqual([]);
+		expect(pending.slice(10).filter((reference) => !output.includes(reference))).toEqual([]);
+
+		// COMPLETED: 10 newer payouts complete between the pages and move the older ones down.
+		await control.seed({ resource: 'payout', count: 150, status: 'COMPLETED', createdAtFrom: minutesAgo(20), createdAtTo: minutesAgo(15), metadata: { batch: 'completed' } });
+		await control.seed({ resource: 'payout', count: 10, status: 'PENDING', createdAtFrom: minutesAgo(14), createdAtTo: minutesAgo(13), metadata: { batch: 'entering' } });
+		const completed = await batch('payout', 'completed');
+		const entering = await batch('payout', 'entering');
+		const output2 = await listWhileChanging('payout', { status: 'COMPLETED' }, async () => {
+			for (const reference of entering) await control.setStatus(reference, 'COMPLETED');
+		});
+		expect(counted(output2).twice).toEqual([]);
+		expect([...completed, ...leaving].filter((reference) => !output2.includes(reference))).toEqual([]);
+	});
+});
