@@ -34,7 +34,7 @@ async function main(): Promise<void> {
 	if (process.argv.includes('--queue')) return runDevQueue({ loadExamples: () => loadExamples(path.resolve(__dirname, '..', 'examples'), say), credential: CREDENTIAL, say });
 	const port = Number(process.env.N8N_PORT || 5678);
 	const dataDir = path.resolve(process.env.DEV_DATA_DIR || path.join(rt.cacheRoot(), 'dev'));
-	say(`Money quick start: installing or reusing n8n ${rt.n8nVersion()} and a Node that runs it (cached; the first run takes ~5 min)...`);
+	say(`Money quick start: installing or reusing n8n ${rt.n8nVersion()} and a Node that runs it (cached; the first run takes 10 to 20 min on 2 cores, depending on the network, npm's cache, the disk and the CPU)...`);
 
 	let quickStart: QuickStart | null = null;
 	let stopping = false;
