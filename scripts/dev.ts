@@ -1,7 +1,8 @@
 /**
  * Quick start (`npm run dev`, after `npm run build`): the Money API sandbox plus a real n8n
  * with this pack loaded as a community package, a `Money API` credential pointing at the
- * sandbox and the example workflows of examples/ imported. Prints the editor URL and login.
+ * sandbox and the example workflows of examples/ imported when that n8n lacks them (a restart
+ * keeps the user's edits; DEV_FRESH=1 starts over). Prints the editor URL and login.
  * Ctrl-C stops everything it started. `npm run dev -- --queue`: the same on n8n's queue mode
  * (Postgres, Redis, main, two workers, webhook process; scripts/queue/dev-queue.ts).
  *
@@ -10,9 +11,10 @@
  *   DEV_OWNER_EMAIL      owner login (default owner@example.com)
  *   DEV_OWNER_PASSWORD   owner password (default Password1)
  *   SANDBOX_PORT         sandbox API port (default 4010); SANDBOX_AUTH_PORT token host (default 4011)
- *   DEV_DATA_DIR         n8n user folder and sandbox state, kept between runs
- *                        (default ~/.cache/n8n-nodes-money/dev)
- *   DEV_FRESH=1          start from an empty DEV_DATA_DIR
+ *   DEV_DATA_DIR         n8n user folder and sandbox state, kept between runs: workflows, their
+ *                        executions and the sandbox's transactions stay; the credential is
+ *                        rewritten at each start (default ~/.cache/n8n-nodes-money/dev)
+ *   DEV_FRESH=1          start from an empty DEV_DATA_DIR (the examples as shipped)
  *   DEV_LISTEN_ADDRESS   n8n listen address (default 127.0.0.1; 0.0.0.0 to reach it from outside a container)
  *   DEV_EXAMPLES_DIR     workflows to import (default examples/)
  *   MONEY_PACK_DIR       folder with package.json + dist to load instead of this repo's build
@@ -32,7 +34,7 @@ async function main(): Promise<void> {
 	if (process.argv.includes('--queue')) return runDevQueue({ loadExamples: () => loadExamples(path.resolve(__dirname, '..', 'examples'), say), credential: CREDENTIAL, say });
 	const port = Number(process.env.N8N_PORT || 5678);
 	const dataDir = path.resolve(process.env.DEV_DATA_DIR || path.join(rt.cacheRoot(), 'dev'));
-	say(`Money quick start: installing or reusing n8n ${rt.n8nVersion()} and a Node that runs it (cached; the first run takes ~5 min)...`);
+	say(`Money quick start: installing or reusing n8n ${rt.n8nVersion()} and a Node that runs it (cached; the first run takes 10 to 20 min on 2 cores, depending on the network, npm's cache, the disk and the CPU)...`);
 
 	let quickStart: QuickStart | null = null;
 	let stopping = false;
@@ -61,18 +63,26 @@ async function main(): Promise<void> {
 		},
 		say,
 	});
-	const { n8n, sandbox, owner, examples, credential, webhookNote } = quickStart as QuickStart;
+	const { n8n, sandbox, owner, examples, credential, webhookNote, seededReconciliation } = quickStart as QuickStart;
 	const { info } = sandbox;
+	const names = (status: string) => examples.filter((e) => e.status === status).map((e) => `"${e.workflow.name || e.file}"`);
+	const [imported, kept] = [names('imported'), names('kept')];
 
 	say('');
 	say('================================================================');
 	say(` n8n editor:  http://localhost:${port}`);
 	say(` login:       ${owner.email} / ${owner.password}`);
 	say(` credential:  "${credential.name}" -> sandbox ${info.baseUrl} (token host ${info.authUrl})`);
-	say(` examples:    ${examples.length ? examples.map((e) => `${e.workflow.name || e.file}`).join('; ') : 'none found in examples/'}`);
+	if (!examples.length) say(' examples:    none found in examples/');
+	else if (!kept.length) say(` examples:    ${imported.join('; ')}`);
+	else {
+		say(` examples:    ${imported.length ? `imported ${imported.join('; ')}; ` : ''}kept as you left them: ${kept.join('; ')}`);
+		say('              (an example is imported only when this n8n lacks it; DEV_FRESH=1 starts over)');
+	}
 	say(` webhooks:    ${webhookNote}`);
 	say(` sandbox:     payers ${[...new Set(info.payers.map((p) => p.identifier))].slice(0, 4).join(', ')}; PIN ${info.pin}`);
 	say(`              complete a charge: curl -X POST ${info.controlUrl}/transactions/<reference>/complete`);
+	say(`              yesterday's charges for the daily-reconciliation example: ${seededReconciliation ? 'seeded' : 'already seeded'}`);
 	say(` data:        ${dataDir} (n8n.log, sandbox.log; DEV_FRESH=1 starts over)`);
 	say(' Ctrl-C stops everything.');
 	say('================================================================');

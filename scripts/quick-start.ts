@@ -1,8 +1,10 @@
 /**
  * The quick-start topology, as a function: the Money API sandbox plus a real n8n with this pack
  * loaded as a community package, a `Money API` credential pointing at the sandbox, the example
- * workflows of examples/ imported, and the example with a Money Trigger activated with the sandbox
- * sending its events there. Used by `npm run dev` (scripts/dev.ts) and `npm run test:ui`
+ * workflows of examples/ imported (each only when that n8n lacks it: a restart on the same data
+ * folder keeps what the user changed), yesterday's charges of the daily-reconciliation example
+ * seeded in the sandbox (once a day), and the example with a Money Trigger activated with the
+ * sandbox sending its events there. Used by `npm run dev` (scripts/dev.ts) and `npm run test:ui`
  * (scripts/ui.ts).
  */
 
@@ -14,6 +16,7 @@ import * as rt from './n8n';
 import { MONEY_API_CREDENTIAL_TYPE } from '../nodes/api/routes';
 import { moneyCredentialFor } from '../sandbox/control/credential';
 import { startSandbox, type SandboxHandle } from './sandbox-process';
+import { seedDailyReconciliationOnce } from '../test/fixtures/daily-reconciliation';
 
 /**
  * The spec's payout velocity (20 per 5 minutes) would make the 60-row example take 10 minutes;
@@ -33,7 +36,7 @@ const REPO = path.resolve(__dirname, '..');
 export const CREDENTIAL = { id: 'devMoneySandbox00001', name: 'Money API (sandbox)' };
 const MONEY_TRIGGER_TYPE = 'n8n-nodes-money.moneyTrigger';
 
-/** Stable workflow id (at most 21 characters) for an example file, so re-imports overwrite. */
+/** Stable workflow id (at most 21 characters) for an example file, so a restart finds it in n8n. */
 function exampleId(file: string): string {
 	return `ex${crypto.createHash('sha256').update(path.basename(file)).digest('hex').slice(0, 16)}`;
 }
@@ -42,6 +45,8 @@ export interface Example {
 	/** Relative to the repository. */
 	file: string;
 	workflow: rt.Json;
+	/** What this start did: imported it, or kept the one n8n already held (the user's edits with it). */
+	status?: 'imported' | 'kept';
 }
 
 /** Example workflows with their Money credentials pointed at the sandbox credential. */
@@ -73,24 +78,48 @@ export function loadExamples(dir: string, say: (msg: string) => void): Example[]
 	return out;
 }
 
-/** Activate the example with a Money Trigger and point the sandbox's webhooks at it; says what happened. */
-async function wireWebhookExample({ examples, n8n, sandbox, owner, port }: { examples: Example[]; n8n: rt.N8nHandle; sandbox: SandboxHandle; owner: rt.Owner; port: number }): Promise<string> {
+/**
+ * Which examples the n8n already holds (by their fixed ids, through the owner's REST session): an
+ * example is imported only when missing, so a restart keeps what the user changed, and one the
+ * user deleted comes back.
+ */
+async function importMissingExamples(examples: Example[], session: rt.Session, env: NodeJS.ProcessEnv): Promise<void> {
+	for (const example of examples) {
+		const res = await session.request('GET', `/rest/workflows/${encodeURIComponent(example.workflow.id)}`);
+		if (res.status !== 200 && res.status !== 404) throw new Error(`looking up example ${example.file} in n8n: HTTP ${res.status} ${res.text.slice(0, 300)}`);
+		example.status = res.status === 200 ? 'kept' : 'imported';
+	}
+	const missing = examples.filter((e) => e.status === 'imported');
+	if (missing.length) await rt.importJson('import:workflow', missing.map((e) => e.workflow), { env });
+}
+
+/**
+ * Point the sandbox's webhooks at the example with a Money Trigger (as n8n holds it: the user may
+ * have changed its path), and activate it when it was just imported (a kept one stays as the user
+ * left it); says what happened.
+ */
+async function wireWebhookExample({ examples, n8n, sandbox, session, port }: { examples: Example[]; n8n: rt.N8nHandle; sandbox: SandboxHandle; session: rt.Session; port: number }): Promise<string> {
 	const withTrigger = examples.find((e) => e.workflow.nodes.some((n: rt.Json) => n.type === MONEY_TRIGGER_TYPE));
 	if (!withTrigger) {
 		return 'no example has a Money Trigger; point the sandbox at one with its control API (PUT /_control/webhook)';
 	}
-	const trig = withTrigger.workflow.nodes.find((n: rt.Json) => n.type === MONEY_TRIGGER_TYPE);
-	const hookPath = (trig.parameters && trig.parameters.path) || 'money';
-	if (!trig.webhookId) return `${withTrigger.file}: its Money Trigger has no webhookId, so its URL is not known in advance`;
-	const url = `http://127.0.0.1:${port}/webhook/${trig.webhookId}/${hookPath}`;
+	const name = `"${withTrigger.workflow.name}" (${withTrigger.file})`;
 	try {
-		const session = await rt.login(n8n.url, owner.email, owner.password);
-		const api = rt.publicApi(n8n.url, await rt.createApiKey(session, { label: `dev ${new Date().toISOString()}` }));
-		await api.activateWorkflow(withTrigger.workflow.id);
+		const stored = (await session.request('GET', `/rest/workflows/${encodeURIComponent(withTrigger.workflow.id)}`)).json.data;
+		const trig = stored.nodes.find((n: rt.Json) => n.type === MONEY_TRIGGER_TYPE);
+		if (!trig) return `${name} no longer has a Money Trigger; point the sandbox at yours with its control API (PUT /_control/webhook)`;
+		if (!trig.webhookId) return `${name}: its Money Trigger has no webhookId, so its URL is not known in advance`;
+		const url = `http://127.0.0.1:${port}/webhook/${trig.webhookId}/${(trig.parameters && trig.parameters.path) || 'money'}`;
 		await sandbox.control.setWebhook(url);
-		return `"${withTrigger.workflow.name}" (${withTrigger.file}) is active; sandbox events go to ${url}`;
+		if (withTrigger.status === 'imported') {
+			const api = rt.publicApi(n8n.url, await rt.createApiKey(session, { label: `dev ${new Date().toISOString()}` }));
+			await api.activateWorkflow(withTrigger.workflow.id);
+		} else if (!stored.active) {
+			return `${name} is inactive (activate it to receive them); sandbox events go to ${url}`;
+		}
+		return `${name} is active; sandbox events go to ${url}`;
 	} catch (e) {
-		return `could not activate "${withTrigger.workflow.name}": ${(e as Error).message.split('\n')[0]}`;
+		return `could not wire ${name}: ${(e as Error).message.split('\n')[0]}`;
 	}
 }
 
@@ -121,6 +150,8 @@ export interface QuickStart {
 	credential: typeof CREDENTIAL;
 	examples: Example[];
 	webhookNote: string;
+	/** Whether this start seeded the reconciliation example's charges of yesterday (false: the sandbox held them). */
+	seededReconciliation: boolean;
 	stop(): Promise<void>;
 }
 
@@ -170,16 +201,12 @@ export async function startQuickStart(opts: QuickStartOptions): Promise<QuickSta
 		const n8n = running.n8n as rt.N8nHandle;
 		const sandbox = running.sandbox as SandboxHandle;
 		await rt.importJson('import:credentials', [await quickStartCredential(sandbox)], { env: n8n.env });
+		const session = await rt.login(n8n.url, owner.email, owner.password);
 		const examples = loadExamples(path.resolve(opts.examplesDir || path.join(REPO, 'examples')), say);
-		if (examples.length) {
-			await rt.importJson(
-				'import:workflow',
-				examples.map((e) => e.workflow),
-				{ env: n8n.env },
-			);
-		}
-		const webhookNote = await wireWebhookExample({ examples, n8n, sandbox, owner, port });
-		return { n8n, sandbox, owner, port, dataDir, credential: CREDENTIAL, examples, webhookNote, stop };
+		await importMissingExamples(examples, session, n8n.env);
+		const seededReconciliation = await seedDailyReconciliationOnce(sandbox.control);
+		const webhookNote = await wireWebhookExample({ examples, n8n, sandbox, session, port });
+		return { n8n, sandbox, owner, port, dataDir, credential: CREDENTIAL, examples, webhookNote, seededReconciliation, stop };
 	} catch (e) {
 		await stop();
 		throw e;

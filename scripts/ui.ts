@@ -4,9 +4,11 @@
  * Starts the quick-start topology as `npm run dev` does (scripts/quick-start.ts; free ports, a
  * fresh temporary data folder), then drives headless Chromium (Debian's `chromium` package,
  * apt-installed when missing; playwright-core never downloads a browser) through what a new user
- * does: log in, open each example, find the Money node in the node creator, open its Payout →
- * Create panel, test the credential, run the pay-beneficiaries and daily-reconciliation examples
- * and read their outputs (the checks: scripts/ui/checks.ts). Each check prints `ok - name` /
+ * does: log in, open each example and read its sticky notes, find the Money node in the node
+ * creator, open its Payout → Create panel, test the credential, run the pay-beneficiaries and
+ * daily-reconciliation examples (on the charges the quick start seeded) and read their outputs,
+ * then edit an example and restart the quick start on the same data folder (the checks:
+ * scripts/ui/checks.ts). Each check prints `ok - name` /
  * `not ok - name: reason` and leaves a screenshot; the last line is `N passed, N failed` (also
  * appended to MONEY_TOTALS_FILE).
  *
@@ -105,18 +107,33 @@ async function main(): Promise<number> {
 			return file;
 		};
 
-		const ctx: UiContext = { page, url, examples: quickStart.examples, credential: quickStart.credential, sandbox: quickStart.sandbox };
-		const login: UiCheck = {
-			name: 'log in as the owner',
-			shot: 'logged-in',
-			async fn() {
-				await page.goto(`${url}/signin`, { waitUntil: 'domcontentloaded' });
-				await page.locator('input[name="emailOrLdapLoginId"], input[name="email"]').first().fill(OWNER.email);
-				await page.locator('input[name="password"]').first().fill(OWNER.password);
-				await page.getByTestId('form-submit-button').first().click();
-				await page.waitForURL((u) => !u.pathname.startsWith('/signin'));
+		const signIn = async () => {
+			await page.goto(`${ctx.url}/signin`, { waitUntil: 'domcontentloaded' });
+			await page.locator('input[name="emailOrLdapLoginId"], input[name="email"]').first().fill(OWNER.email);
+			await page.locator('input[name="password"]').first().fill(OWNER.password);
+			await page.getByTestId('form-submit-button').first().click();
+			await page.waitForURL((u) => !u.pathname.startsWith('/signin'));
+		};
+		const ctx: UiContext = {
+			page,
+			url,
+			owner: OWNER,
+			examples: quickStart.examples,
+			credential: quickStart.credential,
+			sandbox: quickStart.sandbox,
+			async restart() {
+				const { port } = quickStart as QuickStart;
+				await (quickStart as QuickStart).stop();
+				quickStart = null;
+				say('# restarting the quick start on the same data folder...');
+				quickStart = await startQuickStart({ dataDir, owner: OWNER, port, say: (m) => say(`# ${m}`) });
+				Object.assign(ctx, { url: `http://localhost:${quickStart.port}`, examples: quickStart.examples, sandbox: quickStart.sandbox });
+				await page.context().clearCookies(); // a new sign-in, whatever n8n kept of the session
+				await signIn();
+				return quickStart;
 			},
 		};
+		const login: UiCheck = { name: 'log in as the owner', shot: 'logged-in', fn: signIn };
 		const only = process.env.UI_ONLY;
 		const checks = [login, ...buildChecks(ctx).filter((c) => !only || c.name.includes(only))];
 		for (const check of checks) {

@@ -93,6 +93,24 @@ export function n8nInstallArgs(registryDate: string): string[] {
 	return ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--omit=dev', '--prefer-offline', '--legacy-peer-deps=false', `--before=${registryDate}T23:59:59Z`];
 }
 
+/**
+ * A shell snippet run in the install folder, reading npm's log at loglevel http ("$LOG"): the
+ * registry's package documents npm has read (it reads them all while it resolves the tree), the
+ * package tarballs it has fetched or found in its cache (each counted once: npm logs a tarball
+ * again for each place in the tree it goes to), and what it has written to node_modules (npm
+ * extracts for minutes after the last tarball arrived). npm says how many packages there are only
+ * at the end.
+ */
+export const INSTALL_PROGRESS =
+	`$(grep -o 'GET 200 https://[^ ]*' "$LOG" | grep -v '\\.tgz$' | sort -u | wc -l) package documents read, ` +
+	`$(grep -o 'https://[^ ]*\\.tgz' "$LOG" | sort -u | wc -l) packages fetched, ` +
+	`$( (du -sm node_modules 2>/dev/null || echo 0) | cut -f1) MB written`;
+
+/** INSTALL_PROGRESS of an install folder and its log, as the heartbeat prints it. */
+export function installProgress(dir: string, logFile: string): string {
+	return spawnSync('sh', ['-c', `echo "${INSTALL_PROGRESS}"`], { cwd: dir, env: { ...process.env, LOG: logFile }, encoding: 'utf8' }).stdout.trim();
+}
+
 /** The folder holding a Node's headers (include/node) when they sit beside its binary, as in the registry's builds, nodejs.org's, Homebrew's and nvm's. */
 function nodeHeadersDir(nodeBin: string): string | null {
 	const dir = path.resolve(path.dirname(fs.realpathSync(nodeBin)), '..');
@@ -121,7 +139,8 @@ export function ensureN8n(): N8nRuntime {
 	const nodeBin = node.bin;
 	const finalDir = n8nDir(node.abi);
 	const dir = installOnce(finalDir, `n8n ${version}`, (tmp) => {
-		log(`installing n8n ${version} for Node ${node.version} (first run only, ~5 min: download, then compiling sqlite3 ~2 min)...`);
+		// Measured on a 2-core machine under other load: 11 min with npm's cache full, 14 to 18 min cold.
+		log(`installing n8n ${version} for Node ${node.version} (first run only: 10 to 20 min on 2 cores; it downloads ~800 MB unless npm's cache holds it, writes ~3 GB, then compiles sqlite3)...`);
 		const logFile = `${finalDir}.install.log`; // outside tmp: kept when the install fails
 		fs.writeFileSync(logFile, '');
 		fs.writeFileSync(
@@ -145,13 +164,13 @@ export function ensureN8n(): N8nRuntime {
 		runNpm(n8nInstallArgs(registryDate), {
 			cwd: tmp,
 			logFile,
-			label: `downloading n8n ${version} and its ~2300 packages`,
-			progress: '$(grep -c "\\.tgz" "$LOG") of ~2350 packages fetched',
+			label: `downloading n8n ${version} and its dependencies`,
+			progress: INSTALL_PROGRESS,
 		});
-		log(`  downloaded in ${seconds(Date.now() - t)}`);
+		log(`  downloaded in ${seconds(Date.now() - t)}: ${installProgress(tmp, logFile)}`);
 		t = Date.now();
 		checkEngines(tmp, node);
-		log(`  npm rebuild ${NATIVE_MODULES.join(' ')} with Node ${node.version} (compiles sqlite3, ~2 min)...`);
+		log(`  npm rebuild ${NATIVE_MODULES.join(' ')} with Node ${node.version} (compiles sqlite3: 3 to 6 min on 2 cores, less on more)...`);
 		// With the headers beside the binary, sqlite3 is compiled against them; without, node-gyp
 		// and sqlite3's installer fetch headers or a prebuilt binary from the internet.
 		const headers = nodeHeadersDir(nodeBin);

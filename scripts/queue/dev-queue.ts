@@ -11,6 +11,7 @@ import * as path from 'node:path';
 
 import * as rt from '../n8n';
 import { quickStartCredential, type Example } from '../quick-start';
+import { seedDailyReconciliation } from '../../test/fixtures/daily-reconciliation';
 import * as services from './services';
 import * as topologyOf from './topology';
 
@@ -63,6 +64,7 @@ export async function runDevQueue({
 	const { main, sandbox } = running;
 	// The quick start's velocity (20 payouts per 10 s), on the sandbox and in the credential.
 	await rt.importJson('import:credentials', [await quickStartCredential(sandbox)], { env: main.env });
+	await seedDailyReconciliation(sandbox.control); // yesterday's charges of the daily-reconciliation example
 	const examples = loadExamples();
 	if (examples.length) await rt.importJson('import:workflow', examples.map((e) => e.workflow), { env: main.env });
 

@@ -7,15 +7,17 @@
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 
-import type * as rt from '../n8n';
+import * as rt from '../n8n';
 import type { Example, QuickStart } from '../quick-start';
 import type { SandboxHandle } from '../sandbox-process';
-import { seedDailyReconciliation } from '../../test/fixtures/daily-reconciliation';
+import { DAILY_RECONCILIATION_COUNTS } from '../../test/fixtures/daily-reconciliation';
 
 const PAY_EXAMPLE = 'pay-beneficiaries.json';
 const PAYOUT_NODE = 'Send payout';
 const RECONCILE_EXAMPLE = 'daily-reconciliation.json';
 const RECONCILE_NODE = "Reconcile yesterday's charges";
+const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
+const EDIT_MARK = 'Edited before the restart.';
 // Generous: the editor loads megabytes of JavaScript and CI machines are shared.
 export const STEP_TIMEOUT_MS = 60_000;
 export const LOAD_TIMEOUT_MS = 120_000;
@@ -29,12 +31,16 @@ export interface UiCheck {
 	fn(): Promise<void>;
 }
 
+/** What the checks see of the quick start; `restart` replaces url, examples and sandbox with those of the restarted one. */
 export interface UiContext {
 	page: Page;
 	url: string;
+	owner: rt.Owner;
 	examples: Example[];
 	credential: QuickStart['credential'];
 	sandbox: SandboxHandle;
+	/** Stop the quick start and start it again on the same data folder and editor port, as a user restarting `npm run dev` does. */
+	restart(): Promise<Pick<QuickStart, 'seededReconciliation'>>;
 }
 
 /** Requests the sandbox API host answered with 2xx (a credential test is one GET /money/v1/account). */
@@ -42,11 +48,17 @@ function requestsOf(counters: { accepted?: number } | undefined): number {
 	return Number((counters && counters.accepted) || 0);
 }
 
+/** The first line of a sticky note's Markdown as the canvas shows it: a heading without its #, its apostrophes typographic or not. */
+function stickyHeading(node: rt.Json): RegExp {
+	const heading = String(node.parameters.content).split('\n')[0].replace(/^#+\s*/, '');
+	return new RegExp(heading.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/'/g, "['’]"));
+}
+
 export function buildChecks(ctx: UiContext): UiCheck[] {
-	const { page, url, examples } = ctx;
-	const byFile = (file: string) => examples.find((e) => path.basename(e.file) === file) as Example;
+	const { page } = ctx;
+	const byFile = (file: string) => ctx.examples.find((e) => path.basename(e.file) === file) as Example;
 	const openWorkflow = async (example: Example) => {
-		await page.goto(`${url}/workflow/${example.workflow.id}`, { waitUntil: 'domcontentloaded' });
+		await page.goto(`${ctx.url}/workflow/${example.workflow.id}`, { waitUntil: 'domcontentloaded' });
 		await page.getByTestId('canvas-node').first().waitFor({ timeout: LOAD_TIMEOUT_MS });
 	};
 	const canvasNode = (name: string) => page.getByTestId('canvas-node').filter({ hasText: name }).first();
@@ -55,17 +67,28 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 		await page.getByTestId('ndv').first().waitFor();
 	};
 
+	/** The public API as the owner, on the quick start running now. */
+	const ownerApi = async () => rt.publicApi(ctx.url, await rt.createApiKey(await rt.login(ctx.url, ctx.owner.email, ctx.owner.password), { label: `ui ${Date.now()}` }));
+
 	const checks: UiCheck[] = [];
-	for (const example of examples) {
-		const { name, nodes } = example.workflow;
+	for (const example of ctx.examples) {
+		const { name, nodes } = example.workflow as { name: string; nodes: rt.Json[] };
+		const notes = nodes.filter((node) => node.type === STICKY_NOTE_TYPE);
+		const steps = nodes.filter((node) => node.type !== STICKY_NOTE_TYPE);
 		checks.push({
-			name: `example "${name}" opens with its ${nodes.length} nodes`,
+			name: `example "${name}" opens with its ${steps.length} nodes and its ${notes.length} sticky notes`,
 			shot: `example-${path.basename(example.file, '.json')}`,
 			async fn() {
+				if (notes.length === 0) throw new Error('the example has no sticky note saying what to replace with your own data');
 				await openWorkflow(example);
-				for (const node of nodes as rt.Json[]) await canvasNode(node.name).waitFor();
-				const shown = await page.getByTestId('canvas-node').count();
-				if (shown !== nodes.length) throw new Error(`the canvas shows ${shown} nodes, the example has ${nodes.length}`);
+				for (const node of steps) await canvasNode(node.name).waitFor();
+				// n8n marks a sticky note `sticky`, not `canvas-node`.
+				const stickies = page.getByTestId('sticky');
+				for (const note of notes) await stickies.filter({ hasText: stickyHeading(note) }).first().waitFor();
+				const [shown, shownNotes] = [await page.getByTestId('canvas-node').count(), await stickies.count()];
+				if (shown !== steps.length || shownNotes !== notes.length) {
+					throw new Error(`the canvas shows ${shown} nodes and ${shownNotes} sticky notes; the example has ${steps.length} and ${notes.length}`);
+				}
 			},
 		});
 	}
@@ -114,7 +137,7 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 		shot: 'credential-test',
 		docImage: { name: 'credential', capture: (file) => page.getByTestId('editCredential-modal').first().screenshot({ path: file }).then(() => undefined) },
 		async fn() {
-			await page.goto(`${url}/home/credentials`, { waitUntil: 'domcontentloaded' });
+			await page.goto(`${ctx.url}/home/credentials`, { waitUntil: 'domcontentloaded' });
 			await page.getByText(ctx.credential.name, { exact: true }).first().click({ timeout: LOAD_TIMEOUT_MS });
 			const modal = page.getByTestId('editCredential-modal').first();
 			const success = modal.getByText('Connection tested successfully', { exact: true }).first();
@@ -159,7 +182,8 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 		shot: 'daily-reconciliation-run',
 		docImage: { name: 'reconcile-outputs', capture: (file) => page.screenshot({ path: file }).then(() => undefined) },
 		async fn() {
-			const expected = await seedDailyReconciliation(ctx.sandbox.control);
+			// Yesterday's charges are the quick start's own seeding (scripts/quick-start.ts), as a user gets them.
+			const expected = DAILY_RECONCILIATION_COUNTS;
 			await openWorkflow(byFile(RECONCILE_EXAMPLE));
 			await page.getByTestId('execute-workflow-button').first().click();
 			await canvasNode(RECONCILE_NODE).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
@@ -173,6 +197,48 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 			await page.keyboard.press('Escape');
 			await ndv.waitFor({ state: 'hidden' });
 			await page.keyboard.press('1'); // zoom to fit: every output with its item count
+			// The run as n8n saved it: each output holds the items the seeding makes it hold.
+			const api = await ownerApi();
+			const [latest] = await api.listExecutions({ workflowId: byFile(RECONCILE_EXAMPLE).workflow.id, limit: 1, includeData: false });
+			const run = await api.settledExecution(latest.id);
+			const counts = [0, 1, 2, 3].map((output) => (rt.nodeOutput(run, RECONCILE_NODE, { output }) || []).length);
+			const want = [expected.matched, expected.mismatched, expected.missing, expected.unexpected];
+			if (counts.join() !== want.join()) throw new Error(`the run's Matched, Mismatched, Missing in API and Unexpected in API outputs hold ${counts.join(', ')} items; expected ${want.join(', ')}`);
+		},
+	});
+
+	checks.push({
+		name: 'a restart of the quick start on the same data folder keeps an edit made to an example, and seeds nothing twice',
+		shot: 'restart-keeps-edit',
+		async fn() {
+			const example = byFile(PAY_EXAMPLE);
+			const id = example.workflow.id;
+			const api = await ownerApi();
+			const stored = await api.getWorkflow(id);
+			const nodes = (stored.nodes as rt.Json[]).map((node) =>
+				node.type === STICKY_NOTE_TYPE && !node.parameters.content.includes(EDIT_MARK)
+					? { ...node, parameters: { ...node.parameters, content: `${node.parameters.content}\n\n**${EDIT_MARK}**` } }
+					: node,
+			);
+			const name = `${stored.name} (edited)`;
+			await api.call('PUT', `/workflows/${id}`, { name, nodes, connections: stored.connections, settings: example.workflow.settings });
+			const chargesBefore = (await ctx.sandbox.control.ledger()).charges.length;
+
+			const restarted = await ctx.restart();
+
+			const after = await (await ownerApi()).getWorkflow(id);
+			if (after.name !== name) throw new Error(`after the restart the example is named "${after.name}", edited to "${name}"`);
+			const edited = (after.nodes as rt.Json[]).filter((node) => node.type === STICKY_NOTE_TYPE && String(node.parameters.content).includes(EDIT_MARK));
+			if (edited.length !== nodes.filter((node) => node.type === STICKY_NOTE_TYPE).length) throw new Error('after the restart the edited sticky notes are back to their shipped text');
+			const statuses = ctx.examples.map((e) => `${path.basename(e.file)}: ${e.status}`);
+			if (ctx.examples.some((e) => e.status !== 'kept')) throw new Error(`after the restart: ${statuses.join(', ')}; every example should be kept`);
+			if (restarted.seededReconciliation) throw new Error("the restart seeded yesterday's charges again");
+			const chargesAfter = (await ctx.sandbox.control.ledger()).charges.length;
+			if (chargesAfter !== chargesBefore) throw new Error(`the sandbox held ${chargesBefore} charges before the restart and ${chargesAfter} after`);
+			// And the editor shows the edit.
+			await openWorkflow(example);
+			await page.getByText(EDIT_MARK).first().waitFor();
+			await page.getByText(name, { exact: true }).filter({ visible: true }).first().waitFor();
 		},
 	});
 	return checks;

@@ -45,6 +45,7 @@ const NODES_BASE_FILES: Record<string, string> = {
 	'n8n-nodes-base.summarize': 'dist/nodes/Transform/Summarize/Summarize.node.js',
 	'n8n-nodes-base.scheduleTrigger': 'dist/nodes/Schedule/ScheduleTrigger.node.js',
 	'n8n-nodes-base.splitInBatches': 'dist/nodes/SplitInBatches/SplitInBatches.node.js',
+	'n8n-nodes-base.stickyNote': 'dist/nodes/StickyNote/StickyNote.node.js',
 };
 
 class LoadedNodeTypes implements INodeTypes {
