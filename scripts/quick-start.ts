@@ -36,9 +36,12 @@ const REPO = path.resolve(__dirname, '..');
 export const CREDENTIAL = { id: 'devMoneySandbox00001', name: 'Money API (sandbox)' };
 const MONEY_TRIGGER_TYPE = 'n8n-nodes-money.moneyTrigger';
 
-/** Stable workflow id (at most 21 characters) for an example file, so a restart finds it in n8n. */
+/**
+ * Stable workflow id for an example file, so a restart finds it in n8n: 16 characters, because n8n
+ * 1.x saves a workflow's static data (the Money Trigger's memory) only for ids of at most 16.
+ */
 function exampleId(file: string): string {
-	return `ex${crypto.createHash('sha256').update(path.basename(file)).digest('hex').slice(0, 16)}`;
+	return `ex${crypto.createHash('sha256').update(path.basename(file)).digest('hex').slice(0, 14)}`;
 }
 
 export interface Example {
@@ -67,7 +70,7 @@ export function loadExamples(dir: string, say: (msg: string) => void): Example[]
 			say(`  skipping examples/${name}: no nodes`);
 			continue;
 		}
-		wf.id = wf.id && String(wf.id).length <= 21 ? wf.id : exampleId(file);
+		wf.id = wf.id && String(wf.id).length <= 16 ? wf.id : exampleId(file);
 		wf.active = false;
 		wf.settings = wf.settings || { executionOrder: 'v1' };
 		for (const n of wf.nodes) {
