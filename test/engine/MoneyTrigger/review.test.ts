@@ -59,6 +59,29 @@ describe('Money Trigger review: what makes an event run twice, get lost, or forg
 		});
 	}, 40_000);
 
+	// The status an event brings is taken on when its execution is written, before n8n knows whether it
+	// can start it; any save of the workflow serialised meanwhile writes that status to the database. Here
+	// the next delivery (another transaction) saves after the first held its turn for 5 s; then n8n
+	// fails the first event. The process gives the status back, but the row keeps it until the next
+	// save: after a restart, the first event's retry is answered 200 duplicate-event and never runs.
+	it.failing('saves no status whose execution n8n then could not start: after a restart, the event\'s retry runs', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 8000; // written, then 8 s until n8n fails it
+		const failed = post(harness, event('evt_unsaved_failed', 'chg_unsaved_failed'));
+		await sleep(300);
+		harness.capacityWaitMs = 0;
+		// Another transaction: its turn after 5 s, written, saved and answered at once.
+		expect((await post(harness, event('evt_saved_meanwhile', 'chg_saved_meanwhile'))).status).toBe(200);
+		harness.failNextRuns = 1;
+		expect((await failed).status).toBe(500);
+		const storedAfterFailure = harness.remembered().get('chg_unsaved_failed');
+
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		const retry = await post(restarted, event('evt_unsaved_failed', 'chg_unsaved_failed'));
+		expect({ storedAfterFailure, retry: retry.body, ran: ran(restarted) }).toEqual({ storedAfterFailure: undefined, retry: '', ran: ['evt_unsaved_failed'] });
+	}, 40_000);
+
 	// reReadWebhookSecret checks the time of the last read, then awaits the read, and only then records
 	// it: every forged delivery that arrives while one read is under way reads too. In n8n 2.41 a read is
 	// a database read and a fresh expression isolate (bench/README.md), here 100 ms. The same holds for
