@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { signWebhook } from '../../../sandbox/domain/webhooks';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
-import { postRaw } from '../../harness/webhook';
+import { postRaw, WebhookHarness } from '../../harness/webhook';
 import { deliverySuite, nowSeconds } from './support';
 
 /**
@@ -81,6 +81,23 @@ describe('Money Trigger review: what makes an event run twice, get lost, or forg
 		const retry = await post(restarted, event('evt_unsaved_failed', 'chg_unsaved_failed'));
 		expect({ storedAfterFailure, retry: retry.body, ran: ran(restarted) }).toEqual({ storedAfterFailure: undefined, retry: '', ran: ['evt_unsaved_failed'] });
 	}, 40_000);
+
+	// signedPathCandidates returns the Signed Path alone when it is set, also for a delivery to the Test
+	// URL: there the path binds nothing, and a captured production delivery replayed to the Test URL
+	// within 300 s, while someone listens for a test event, runs again as a test event (a manual run
+	// does everything the workflow does). docs/webhook-memory.md says a test delivery is never checked
+	// against the Production URL; with the Signed Path (behind a reverse proxy) it is checked against
+	// nothing else. (It also means a real test delivery, signed over the Test URL, is refused.)
+	it.failing('refuses a production delivery replayed to the Test URL when the Signed Path is set (behind a reverse proxy)', async () => {
+		const parameters = { resources: [], statuses: [], options: { signedPath: '/hooks/money' } };
+		const production = await open(new WebhookHarness(suite.engine, { downstream: true, parameters }));
+		const listener = await open(production.testListener());
+		const body = event('evt_replayed_behind_proxy');
+		const signedForProduction = signWebhook({ url: 'https://gw.example.com/hooks/money', scheme: 'request-style', secret: suite.sandbox.info.webhookSecret }, body, nowSeconds());
+		expect((await postRaw(production.url, signedForProduction, body)).status).toBe(200);
+		const replayed = await postRaw(listener.url, signedForProduction, body);
+		expect({ status: replayed.status, ranAsTest: ran(listener) }).toEqual({ status: 401, ranAsTest: [] });
+	});
 
 	// reReadWebhookSecret checks the time of the last read, then awaits the read, and only then records
 	// it: every forged delivery that arrives while one read is under way reads too. In n8n 2.41 a read is
