@@ -25,6 +25,15 @@ describe('TransactionStatuses: the last status of each recent transaction, compa
 		expect(memory.judge(tx(1), 'COMPLETED')).toBe('advance');
 	});
 
+	// Review finding: "other" ranks like PENDING (judgeTransition), so the two follow each other back
+	// and forth: PENDING, SUCCESSFUL, a redelivered PENDING (runs again), the redelivered SUCCESSFUL (again).
+	it.failing('does not take PENDING after a status outside the five as a step forward', () => {
+		const memory = new TransactionStatuses();
+		memory.advance(tx(1), 'PENDING');
+		memory.advance(tx(1), 'SUCCESSFUL');
+		expect(memory.judge(tx(1), 'PENDING')).not.toBe('advance');
+	});
+
 	it('stores 11 bytes per transaction, least recently changed first, and forgets the least recently changed past its capacity', () => {
 		const memory = new TransactionStatuses(3);
 		memory.advance(tx(1), 'PENDING');
