@@ -35,7 +35,6 @@ import * as triggerConfirm from '../test/e2e/trigger-confirm';
 import * as triggerLoad from '../test/e2e/trigger-load';
 import * as triggerThrottle from '../test/e2e/trigger-throttle';
 import * as triggerMemory from '../test/e2e/trigger-memory';
-import * as version2 from '../test/e2e/version2';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
 import * as rt from './n8n';
 import { failSetup, oneLine, report, runMain, say } from './output';
@@ -57,7 +56,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
 /**
  * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.

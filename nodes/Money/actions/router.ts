@@ -42,7 +42,7 @@ export function errorItemJson(error: NodeError): IDataObject {
 
 /**
  * A failed create says so and names the idempotency key it used (null when it failed before one was
- * derived); from version 2, also what it was sent with, when it got that far.
+ * derived), and what it was sent with when it got that far.
  */
 function failedCreateJson(error: NodeError): IDataObject {
 	const key = error.context?.idempotency_key;

@@ -5,7 +5,6 @@ import { ROUTES } from '../../api/routes';
 import { moneyApiRequest } from '../../transport/request';
 import { type CallSettings } from '../actions/node.type';
 import { readBusinessReference } from './create/guards';
-import { readCreateBody } from './create/input';
 import { SentCreates } from './create/sentCreates';
 import { idempotencyKeyOf } from './idempotency';
 
@@ -98,11 +97,9 @@ function parameterOrUndefined(context: IExecuteFunctions, name: string, itemInde
  * True when this execution's node already had the row's payout accepted (a Retry of the execution
  * carries that memory): it comes back replayed and moves no money, so the balance need not cover it.
  */
-async function acceptedBefore(context: IExecuteFunctions, sentCreates: SentCreates, itemIndex: number): Promise<boolean> {
+function acceptedBefore(context: IExecuteFunctions, sentCreates: SentCreates, itemIndex: number): boolean {
 	try {
-		const body = await readCreateBody.call(context, 'payout', itemIndex, { withDocument: false });
-		const key = idempotencyKeyOf(context, 'payout', body, readBusinessReference.call(context, itemIndex), itemIndex);
-		return sentCreates.isAccepted(key);
+		return sentCreates.isAccepted(idempotencyKeyOf(context, 'payout', readBusinessReference.call(context, itemIndex), itemIndex));
 	} catch {
 		return false; // the row fails on its own before any request
 	}
@@ -121,7 +118,7 @@ export async function checkRunBalance(
 	const planned: PlannedPayout[] = [];
 	let alreadyPaid = 0;
 	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
-		if (!sentCreates.isEmpty && (await acceptedBefore(this, sentCreates, itemIndex))) {
+		if (!sentCreates.isEmpty && acceptedBefore(this, sentCreates, itemIndex)) {
 			alreadyPaid++;
 			continue;
 		}

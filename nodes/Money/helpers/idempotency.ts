@@ -4,12 +4,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../api/values';
 
-/** Keys derived from a Business Reference, and the default keys of runs anchored by the first release. */
 const DERIVATION_LABEL = 'n8n-nodes-money/idempotency/v1';
-/** Default keys of runs anchored before version 3: the run and the movement of money. */
-const MOVEMENT_LABEL = 'n8n-nodes-money/idempotency/v2';
-/** Default keys: the row's place in the anchored node's runs, nothing it carries (docs/idempotency.md). */
-const PLACE_LABEL = 'n8n-nodes-money/idempotency/v3';
 
 export function stableStringify(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
@@ -68,32 +63,21 @@ export function movementChanges(resource: TransactionResource, before: IDataObje
 		.map(([name, field]) => ({ field, before: was[name], now: is[name] }));
 }
 
-/**
- * 3: default keys from the anchor (execution and node) and the row's place only; 2: also from the
- * movement, as runs anchored before version 3 derived them; 1: from the whole body, as the first
- * release did. A run keeps the derivation it was anchored with, so its Retry sends the keys it sent.
- */
-export type KeyDerivation = 1 | 2 | 3;
-
 export interface IdempotencyScope {
 	resource: TransactionResource;
 	/** The user's own reference for this payment (an order ID, say). */
 	businessReference?: string;
 	/** What ties every re-run of one node run together: see runAnchorOf. */
 	runAnchor: string;
-	/** The node the anchor was made for (derivation 3), else the node running. */
+	/** The node the anchor was made for. */
 	nodeId: string;
 	/** Which run of the node this is in its execution (a node inside a loop runs several times). */
 	runIndex: number;
 	itemIndex: number;
-	/** The request body without the PIN. */
-	body: IDataObject;
-	derivation: KeyDerivation;
 }
 
 const RUN_ANCHOR_KEY = 'moneyIdempotencyAnchor';
 const ANCHOR_NODE_KEY = 'moneyIdempotencyAnchorNode';
-const DERIVATION_KEY = 'moneyIdempotencyDerivation';
 
 /** The anchor an earlier run of this node left in the execution's context, if any. */
 export function storedAnchorOf(context: IExecuteFunctions): string | undefined {
@@ -117,24 +101,13 @@ export function runAnchorOf(context: IExecuteFunctions): string {
 	const anchor = context.getExecutionId() || randomUUID();
 	nodeContext[RUN_ANCHOR_KEY] = anchor;
 	nodeContext[ANCHOR_NODE_KEY] = context.getNode().id;
-	nodeContext[DERIVATION_KEY] = 3;
 	return anchor;
 }
 
-/**
- * How this node run derives its default keys: an anchor left by an earlier version (a run that
- * failed before an upgrade, retried after it) keeps that version's keys, so its Retry resends the
- * keys it first sent. Call after runAnchorOf.
- */
-export function keyDerivationOf(context: IExecuteFunctions): KeyDerivation {
-	const derivation = context.getContext('node')[DERIVATION_KEY];
-	return derivation === 3 || derivation === 2 ? derivation : 1;
-}
-
-/** The node the anchor was made for (derivation 3); earlier derivations used the node running. */
-function anchorNodeOf(context: IExecuteFunctions, derivation: KeyDerivation): string {
+/** The node the anchor was made for. */
+function anchorNodeOf(context: IExecuteFunctions): string {
 	const stored = context.getContext('node')[ANCHOR_NODE_KEY];
-	return derivation === 3 && typeof stored === 'string' && stored !== '' ? stored : context.getNode().id;
+	return typeof stored === 'string' && stored !== '' ? stored : context.getNode().id;
 }
 
 /** A row's place in this node's runs in the execution: which run of the node, which item. */
@@ -150,38 +123,22 @@ export function rowPlaceOf(context: IExecuteFunctions, itemIndex: number): strin
  * retries, n8n's Retry On Fail and a Retry of the failed execution reuse it whatever the row's
  * values evaluate to then (Message, Metadata, and also an amount or account changed in the saved
  * workflow: a paid row sent with other values is refused, never paid again); a new execution does
- * not. Runs anchored by earlier versions keep their keys (derivations 1 and 2).
+ * not.
  */
 export function deriveIdempotencyKey(scope: IdempotencyScope): string {
 	const reference = scope.businessReference?.trim();
 	if (reference) return uuidFromText(stableStringify([DERIVATION_LABEL, 'reference', scope.resource, reference]));
-	const run = [scope.resource, scope.runAnchor, scope.nodeId, scope.runIndex, scope.itemIndex];
-	if (scope.derivation === 1) {
-		const payloadHash = createHash('sha256').update(stableStringify(scope.body)).digest('hex');
-		return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', ...run, payloadHash]));
-	}
-	if (scope.derivation === 2) return uuidFromText(stableStringify([MOVEMENT_LABEL, 'run', ...run, movementOf(scope.resource, scope.body)]));
-	return uuidFromText(stableStringify([PLACE_LABEL, 'run', ...run]));
+	return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', scope.resource, scope.runAnchor, scope.nodeId, scope.runIndex, scope.itemIndex]));
 }
 
-/** The key of one item's create in this node run (the body without the PIN, the Business Reference stamped). */
-export function idempotencyKeyOf(
-	context: IExecuteFunctions,
-	resource: TransactionResource,
-	body: IDataObject,
-	businessReference: string,
-	itemIndex: number,
-): string {
-	const runAnchor = runAnchorOf(context);
-	const derivation = keyDerivationOf(context);
+/** The key of one item's create in this node run. */
+export function idempotencyKeyOf(context: IExecuteFunctions, resource: TransactionResource, businessReference: string, itemIndex: number): string {
 	return deriveIdempotencyKey({
 		resource,
 		businessReference,
-		runAnchor,
-		nodeId: anchorNodeOf(context, derivation),
+		runAnchor: runAnchorOf(context),
+		nodeId: anchorNodeOf(context),
 		runIndex: context.getWorkflowDataProxy(itemIndex).$thisRunIndex,
 		itemIndex,
-		body,
-		derivation,
 	});
 }

@@ -59,6 +59,7 @@ function payoutRun(options: IDataObject = {}): IDataObject {
 		identifier: 'GM-1002',
 		channel: 'psp-a-tg',
 		accountType: '',
+		requireBusinessReference: false,
 		options: { ...FAST, ...options },
 	};
 }

@@ -40,8 +40,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	requireBusinessReferenceOffNotice,
 	additionalFields('debit'),
 	...toolModeFields('payout', 'pay out'),
-	createOptions('payout', 1),
-	createOptions('payout', 2),
+	createOptions('payout'),
 ]);
 
 /** Validates, checks the guards, derives the idempotency key, sends once (paced), optionally waits for the final status. */
@@ -51,7 +50,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, contex
 	const body = await readCreateBody.call(this, 'payout', itemIndex);
 	if (context.isToolMode) guardToolMode.call(this, 'payout', body.amount as number, itemIndex);
 	const pin = await walletPinOf.call(this, options, itemIndex, context);
-	const businessReference = businessReferenceOf.call(this, 'payout', options, itemIndex);
+	const businessReference = businessReferenceOf.call(this, 'payout', itemIndex);
 	const request: CreateRequest = { resource: 'payout', body, pin, businessReference, itemIndex, options, settings: context.callSettings(itemIndex) };
 	const created = await sendCreate.call(this, request, context);
 	return [{ json: await withFinalStatus.call(this, request, created), pairedItem: { item: itemIndex } }];

@@ -45,11 +45,7 @@ function describeReference(reference: string | undefined): string {
 	return reference === undefined ? 'no Business Reference' : `Business Reference ${JSON.stringify(reference)}`;
 }
 
-/**
- * The row was sent in this execution under another key: its Business Reference was added, changed
- * or removed since (or, in a run anchored by an earlier version whose keys held the movement, its
- * values changed).
- */
+/** The row was sent in this execution under another key: its Business Reference was added, changed or removed since. */
 export function sentUnderAnotherKey(
 	context: IExecuteFunctions,
 	resource: TransactionResource,
@@ -60,15 +56,11 @@ export function sentUnderAnotherKey(
 ): NodeOperationError {
 	const earlierReference = earlierBody ? businessReferenceOf(earlierBody) : undefined;
 	const currentReference = businessReference !== '' ? businessReference : undefined;
-	const change =
-		earlierReference === currentReference
-			? 'under another idempotency key, its values having changed since'
-			: `with ${describeReference(earlierReference)}, and now has ${describeReference(currentReference)}`;
 	return refusal(
 		context,
 		itemIndex,
-		`Not sent: item ${itemIndex + 1} was already sent in this execution ${change}`,
-		`A ${resource} sent once keeps the idempotency key it was sent under (${earlierKey}): under another key the Money API would make it a second time. Nothing was sent. For this execution, put back the Business Reference and values the row was sent with (a new mapping applies to new executions); or check the ${resource}s it made and send the missing rows in a new execution.`,
+		`Not sent: item ${itemIndex + 1} was already sent in this execution with ${describeReference(earlierReference)}, and now has ${describeReference(currentReference)}`,
+		`A ${resource} sent once keeps the idempotency key it was sent under (${earlierKey}): under another key the Money API would make it a second time. Nothing was sent. For this execution, put back the Business Reference the row was sent with (a new mapping applies to new executions); or check the ${resource}s it made and send the missing rows in a new execution.`,
 		{ field: 'idempotency-key', idempotency_key: earlierKey },
 	);
 }

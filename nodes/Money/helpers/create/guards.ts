@@ -107,34 +107,26 @@ export function readBusinessReference(this: IExecuteFunctions, itemIndex: number
 	);
 }
 
-/** Version 2 requires a Business Reference in production unless turned off; version 1 only with its option. */
-function requiresReference(context: IExecuteFunctions, options: IDataObject, itemIndex: number): boolean {
-	if (context.getNode().typeVersion >= 2) return context.getNodeParameter('requireBusinessReference', itemIndex, true) !== false;
-	return options.requireBusinessReference === true;
-}
-
 /**
  * The item's Business Reference ('' when none), after the refusals that protect a create without
  * one: in a sub-workflow, in a Retry replaying a run n8n lost in a crash (helpers/rerunRefusals.ts),
- * and the requirement of a Business Reference in production executions (version 2's setting,
- * version 1's option; docs/decisions.md#d8).
+ * and the node's setting Require Business Reference in production executions (docs/decisions.md#d8).
  */
-export function businessReferenceOf(
-	this: IExecuteFunctions,
-	resource: TransactionResource,
-	options: IDataObject,
-	itemIndex: number,
-): string {
+export function businessReferenceOf(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): string {
 	const businessReference = readBusinessReference.call(this, itemIndex);
 	if (businessReference !== '') return businessReference;
 	const refusal = refusalWithoutReference(this, resource, itemIndex);
 	if (refusal) throw refusal;
-	if (requiresReference(this, options, itemIndex) && this.getMode() !== 'manual') {
-		const setting =
-			this.getNode().typeVersion >= 2
-				? 'this node\'s setting "Require Business Reference" (on by default): map your own order or payout ID, or turn the setting off'
-				: 'this node\'s option "Require Business Reference in Production": map your own order or payout ID';
-		throw fieldError(this.getNode(), { parameter: 'Business Reference', field: 'idempotency-key', rule: `is required in production executions by ${setting}` }, itemIndex);
+	if (this.getNodeParameter('requireBusinessReference', itemIndex, true) !== false && this.getMode() !== 'manual') {
+		throw fieldError(
+			this.getNode(),
+			{
+				parameter: 'Business Reference',
+				field: 'idempotency-key',
+				rule: 'is required in production executions by this node\'s setting "Require Business Reference" (on by default): map your own order or payout ID, or turn the setting off',
+			},
+			itemIndex,
+		);
 	}
 	return businessReference;
 }

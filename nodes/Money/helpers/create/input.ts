@@ -10,21 +10,11 @@ async function readDocument(this: IExecuteFunctions, itemIndex: number, field: s
 	return await this.helpers.getBinaryDataBuffer(itemIndex, field);
 }
 
-/**
- * The request body of a create, without the PIN; a broken rule stops the item naming the parameter.
- * `withDocument: false` leaves the payment reference document unread (what only the movement needs).
- */
-export async function readCreateBody(
-	this: IExecuteFunctions,
-	resource: TransactionResource,
-	itemIndex: number,
-	{ withDocument = true }: { withDocument?: boolean } = {},
-): Promise<IDataObject> {
+/** The request body of a create, without the PIN; a broken rule stops the item naming the parameter. */
+export async function readCreateBody(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): Promise<IDataObject> {
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const metadata = (additional.metadata as IDataObject | undefined)?.entries as CreateInput['metadata'];
-	const documentField = withDocument && typeof additional.paymentReferenceDocumentField === 'string'
-		? additional.paymentReferenceDocumentField.trim()
-		: '';
+	const documentField = typeof additional.paymentReferenceDocumentField === 'string' ? additional.paymentReferenceDocumentField.trim() : '';
 
 	const input: CreateInput = {
 		amount: this.getNodeParameter('amount', itemIndex),

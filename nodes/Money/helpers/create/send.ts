@@ -37,7 +37,7 @@ function isReplayAnswer(headers: Record<string, unknown>): boolean {
 	return String(Array.isArray(value) ? value[0] : value).toLowerCase() === 'true';
 }
 
-/** What a version 2 create item says it was sent with, beside the API's answer (a readable payout run). */
+/** What a create item says it was sent with, beside the API's answer (a readable payout run). */
 export function sentWith(resource: TransactionResource, body: IDataObject, businessReference: string): IDataObject {
 	const party = PARTY_FIELD[resource];
 	return {
@@ -76,7 +76,7 @@ export async function sendCreate(
 	const node = this.getNode();
 	const stampProblem = stampBusinessReference(request.body, businessReference);
 	if (stampProblem) throw fieldError(node, stampProblem, itemIndex);
-	const idempotencyKey = idempotencyKeyOf(this, resource, request.body, businessReference, itemIndex);
+	const idempotencyKey = idempotencyKeyOf(this, resource, businessReference, itemIndex);
 	const sentCreates = SentCreates.of(this);
 	const place = rowPlaceOf(this, itemIndex);
 	const earlierKey = sentCreates.keySentFrom(place);
@@ -89,7 +89,7 @@ export async function sendCreate(
 	const { body } = plan;
 	const sentBefore = sentCreates.has(idempotencyKey);
 	const earlierEntry = sentCreates.snapshot(idempotencyKey);
-	const described = node.typeVersion >= 2 ? sentWith(resource, body, businessReference) : {};
+	const described = sentWith(resource, body, businessReference);
 
 	const credentials = await context.credentials();
 	let sentPin: string;
@@ -136,7 +136,7 @@ export async function sendCreate(
 		const { httpCode, unansweredAttempts } = nodeError.context;
 		const unansweredNow = httpCode === undefined || httpCode === null || Number(httpCode) >= 500 || Number(unansweredAttempts) > 0;
 		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unanswered > 0 || unansweredNow, earlierEntry);
-		if (node.typeVersion >= 2) nodeError.context.sent = described;
+		nodeError.context.sent = described;
 		throw nodeError;
 	}
 }

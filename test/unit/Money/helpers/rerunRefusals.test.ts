@@ -39,8 +39,6 @@ describe('crash recovery: a Retry replaying a run n8n lost', () => {
 	it('is not a node that never ran before the crash (a sibling branch crashed), nor a Retry whose context came back', () => {
 		expect(replaysLostRun(nodeRun({ mode: 'retry' }))).toBe(false);
 		expect(replaysLostRun(nodeRun({ mode: 'retry', droppedRun: true, nodeContext: { moneyReplaysLostRun: false } }))).toBe(false);
-		// An execution recorded by an earlier version of the pack: its anchor is the memory.
-		expect(replaysLostRun(nodeRun({ mode: 'retry', earlierRuns: 2, nodeContext: { moneyIdempotencyAnchor: 'exec-1' } }))).toBe(false);
 		for (const mode of ['manual', 'trigger', 'webhook', 'cli', 'integrated'] as WorkflowExecuteMode[]) {
 			expect(replaysLostRun(nodeRun({ mode, earlierRuns: 3 }))).toBe(false);
 		}
