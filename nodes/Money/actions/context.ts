@@ -2,7 +2,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } f
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../../api/routes';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../transport/retry';
-import { CreateRun, createRunSettings } from '../helpers/createRun';
+import { CreateRun, createRunSettings } from '../helpers/create/run/createRun';
 import type { CallSettings, OperationContext } from './node.type';
 
 /** True when an AI agent runs the node as a tool (the `…Tool` node type, or a tool sub-execution). */

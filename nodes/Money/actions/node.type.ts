@@ -7,7 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import type { RetryPolicy } from '../../transport/retry';
-import type { CreateRun } from '../helpers/createRun';
+import type { CreateRun } from '../helpers/create/run/createRun';
 
 /** Every resource of the Money node with its operations; the router is checked against it. */
 type MoneyMap = {

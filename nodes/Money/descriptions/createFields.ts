@@ -8,7 +8,7 @@ import {
 	identifierTypeOptions,
 	type TransactionResource,
 } from '../../api/values';
-import { createRunOptions } from '../helpers/createRun';
+import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/run/createRun';
 import { byDisplayName, optionsCollection, retryOptions } from './options';
 
 /**
@@ -209,6 +209,47 @@ export const toolModeFields = (resource: TransactionResource, moveVerb: string):
 		displayOptions: { show: { '@tool': [true], allowMoneyMovementInToolMode: [true] } },
 	},
 ];
+
+/** The Options that pace and cap a create run (helpers/create/run/createRun.ts). */
+function createRunOptions(resource: TransactionResource): INodeProperties[] {
+	const noun = resource === 'payout' ? 'payouts' : 'charges';
+	const options: INodeProperties[] = [
+		{
+			displayName: 'Maximum Total Wait (Minutes)',
+			name: 'maxTotalWaitMinutes',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
+			description: `With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining ${noun} fail without being sent.`,
+		},
+		{
+			displayName: 'On Velocity Limit',
+			name: 'onVelocityLimit',
+			type: 'options',
+			options: [
+				{
+					name: 'Wait',
+					value: 'wait',
+					description: `Pace the ${noun} to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key`,
+				},
+				{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
+			],
+			default: 'wait',
+			description: `What to do when the next ${resource} would exceed the API's velocity limit (payouts: 20 per rolling 5 minutes unless the credential says otherwise)`,
+		},
+	];
+	if (resource === 'payout') {
+		options.unshift({
+			displayName: 'Check Balance First',
+			name: 'checkBalanceFirst',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
+		});
+	}
+	return options;
+}
 
 /** The Options of a create: pacing and caps (payouts), retries, waiting for the final status, the PIN override. */
 export const createOptions = (resource: TransactionResource): INodeProperties =>

@@ -1,9 +1,24 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
+import type { CallSettings, OperationContext } from '../../actions/node.type';
+import { stampBusinessReference } from '../businessReference';
 import { fieldError, type CreateInput, validateCreateInput } from '../validation';
 
-/** A create's parameters read for one item and checked against every rule the API documents, before anything is sent. */
+/** One item's create, its parameters read once and checked against every rule the API documents, before anything is sent. */
+export interface CreateRequest {
+	resource: TransactionResource;
+	itemIndex: number;
+	/** The request body without the PIN, the Business Reference stamped into its metadata. */
+	body: IDataObject;
+	/** '' when none. */
+	businessReference: string;
+	pin: string;
+	options: IDataObject;
+	settings: CallSettings;
+	/** An AI agent runs the node as a tool. */
+	toolMode: boolean;
+}
 
 async function readDocument(this: IExecuteFunctions, itemIndex: number, field: string): Promise<Buffer> {
 	this.helpers.assertBinaryData(itemIndex, field);
@@ -32,4 +47,67 @@ export async function readCreateBody(this: IExecuteFunctions, resource: Transact
 	const validation = validateCreateInput(resource, input);
 	if (!validation.ok) throw fieldError(this.getNode(), validation.problem, itemIndex);
 	return validation.body;
+}
+
+function describeReference(value: unknown): string {
+	if (value === undefined || value === null) return 'nothing';
+	if (typeof value === 'string') return 'an empty text';
+	if (Array.isArray(value)) return 'a list';
+	return `a ${typeof value}`;
+}
+
+/** What the Business Reference parameter gives for one item. */
+export type ReferenceReading =
+	| { kind: 'reference'; value: string }
+	/** Not set: the parameter is empty and not an expression. */
+	| { kind: 'none' }
+	| { kind: 'whitespace' }
+	/** An expression that gave nothing usable (empty, null, a list, an object). */
+	| { kind: 'empty'; given: string };
+
+/**
+ * The Business Reference is the payment's identity across runs (docs/decisions.md#d4). A value that
+ * is only whitespace, or a mapped value that gives nothing or a non-scalar, is not a reference: the
+ * create is refused (refusals/runReferences.ts), never sent under a per-run key or "[object Object]".
+ */
+export function readReference(this: IExecuteFunctions, itemIndex: number): ReferenceReading {
+	const value = this.getNodeParameter('businessReference', itemIndex, '') as unknown;
+	if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'reference', value: String(value) };
+	if (typeof value === 'string' && value.trim() !== '') return { kind: 'reference', value: value.trim() };
+	if (typeof value === 'string' && value !== '') return { kind: 'whitespace' };
+	const configured = this.getNode().parameters.businessReference;
+	const isMapped = typeof configured === 'string' && configured.startsWith('=');
+	return isMapped ? { kind: 'empty', given: describeReference(value) } : { kind: 'none' };
+}
+
+/** The item's Business Reference, '' when it has none (or none that is a reference: refused before anything is sent). */
+export function readBusinessReference(this: IExecuteFunctions, itemIndex: number): string {
+	const reading = readReference.call(this, itemIndex);
+	return reading.kind === 'reference' ? reading.value : '';
+}
+
+/** The wallet PIN: the node's Wallet PIN option, else the credential's. Never from item data. */
+async function walletPinOf(this: IExecuteFunctions, options: IDataObject, itemIndex: number, context: OperationContext): Promise<string> {
+	const credentials = await context.credentials();
+	const overridePin = typeof options.walletPin === 'string' ? options.walletPin : '';
+	const pin = overridePin !== '' ? overridePin : String(credentials.walletPinSecret ?? '');
+	if (pin === '') {
+		throw fieldError(
+			this.getNode(),
+			{ parameter: 'Wallet PIN', field: 'pin', rule: 'is missing: set Wallet PIN in the Money API credential (or the Wallet PIN option of this node)' },
+			itemIndex,
+		);
+	}
+	return pin;
+}
+
+/** Reads one item's create: its body (the Business Reference stamped into the metadata), the reference, the PIN, the Options. */
+export async function readCreate(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number, context: OperationContext): Promise<CreateRequest> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const body = await readCreateBody.call(this, resource, itemIndex);
+	const businessReference = readBusinessReference.call(this, itemIndex);
+	const stampProblem = stampBusinessReference(body, businessReference);
+	if (stampProblem) throw fieldError(this.getNode(), stampProblem, itemIndex);
+	const pin = await walletPinOf.call(this, options, itemIndex, context);
+	return { resource, itemIndex, body, businessReference, pin, options, settings: context.callSettings(itemIndex), toolMode: context.isToolMode };
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { SentCreates } from '../../../../../nodes/Money/helpers/create/sentCreates';
+import { movementChanges, SentCreates } from '../../../../../../nodes/Money/helpers/create/request/sentCreates';
 
 /** An execute context whose node context is a plain object, kept through JSON as n8n stores it. */
 function contextWith(nodeContext: IDataObject = {}): IExecuteFunctions & { nodeContext: IDataObject } {
@@ -29,12 +29,12 @@ describe('what a create sent under each key (resends repeat it)', () => {
 	it('gives a resend the first body, field for field, with the current item\'s identical document', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
-		expect(sent.bodyFor('payout', 'k1', first)).toEqual({ body: first, resend: false });
+		expect(sent.bodyToSend('payout', 'k1', first)).toBe(first);
 		sent.remember('k1', first);
 
-		const again = SentCreates.of(afterRetry(context)).bodyFor('payout', 'k1', retried);
-		expect(again).toEqual({ body: first, resend: true });
-		expect(JSON.stringify((again as { body: IDataObject }).body)).toBe(JSON.stringify(first));
+		const again = SentCreates.of(afterRetry(context)).bodyToSend('payout', 'k1', retried);
+		expect(again).toEqual(first);
+		expect(JSON.stringify(again)).toBe(JSON.stringify(first));
 	});
 
 	it('keeps a document by its digest only, and refuses to resend another document', () => {
@@ -44,14 +44,16 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		expect(kept).not.toContain((first.payment_reference as IDataObject).ref_document as string);
 		expect(kept).toContain(createHash('sha256').update((first.payment_reference as IDataObject).ref_document as string).digest('hex'));
 		const otherDocument = { ...retried, payment_reference: { ref_number: 'INV-1', ref_document: Buffer.from('%PDF-1.7 other').toString('base64') } };
-		expect(SentCreates.of(afterRetry(context)).bodyFor('payout', 'k1', otherDocument)).toEqual({ documentChanged: true });
+		expect(SentCreates.of(afterRetry(context)).keptOtherDocument('payout', 'k1', otherDocument)).toBe(true);
+		expect(SentCreates.of(afterRetry(context)).keptOtherDocument('payout', 'k1', retried)).toBe(false);
 	});
 
 	it('sends the current body when the money it moves differs (a Business Reference with another amount: the API is to refuse it)', () => {
 		const context = contextWith();
 		SentCreates.of(context).remember('k1', first);
 		const otherAmount = { ...first, amount: 5001 };
-		expect(SentCreates.of(context).bodyFor('payout', 'k1', otherAmount)).toEqual({ body: otherAmount, resend: false });
+		expect(SentCreates.of(context).bodyToSend('payout', 'k1', otherAmount)).toBe(otherAmount);
+		expect(SentCreates.of(context).changesSinceAccepted('payout', 'k1', otherAmount)).toEqual([]);
 	});
 
 	it('forgets a body the API refused outright (4xx), so a corrected row goes out corrected', () => {
@@ -60,7 +62,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		sent.remember('k1', first);
 		sent.failed('k1', 402, false, undefined);
 		expect(sent.has('k1')).toBe(false);
-		expect(sent.bodyFor('payout', 'k1', retried)).toEqual({ body: retried, resend: false });
+		expect(sent.bodyToSend('payout', 'k1', retried)).toBe(retried);
 	});
 
 	it('never forgets a body that went unanswered, even when a later attempt is refused before the API looks at it (429, 401)', () => {
@@ -73,7 +75,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		later.remember('k1', first);
 		later.failed('k1', 401, false, undefined);
 		later.failed('k1', 400, false, undefined);
-		expect(later.bodyFor('payout', 'k1', retried)).toEqual({ body: first, resend: true });
+		expect(later.bodyToSend('payout', 'k1', retried)).toEqual(first);
 	});
 
 	it('never forgets an accepted body, and says it was accepted', () => {
@@ -91,13 +93,10 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		sent.remember('k1', first, '0:0');
 		sent.accepted('k1');
 		const otherWallet = { ...retried, account_number: 'WAL-XOF-2', amount: 5500 };
-		expect(SentCreates.of(afterRetry(context)).bodyFor('payout', 'k1', otherWallet)).toEqual({
-			paidWith: expect.objectContaining({ amount: 5000 }),
-			changes: [
-				{ field: 'amount', before: 5000, now: 5500 },
-				{ field: 'account_number', before: null, now: 'WAL-XOF-2' },
-			],
-		});
+		expect(SentCreates.of(afterRetry(context)).changesSinceAccepted('payout', 'k1', otherWallet)).toEqual([
+			{ field: 'amount', before: 5000, now: 5500 },
+			{ field: 'account_number', before: null, now: 'WAL-XOF-2' },
+		]);
 	});
 
 	it('keeps the key each row was sent under, by its place, while the API holds it or may', () => {
@@ -135,7 +134,14 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		const earlier = sent.snapshot('k1');
 		sent.remember('k1', { ...first, amount: 5001 });
 		sent.failed('k1', 409, false, earlier);
-		expect(sent.bodyFor('payout', 'k1', retried)).toEqual({ body: first, resend: true });
+		expect(sent.bodyToSend('payout', 'k1', retried)).toEqual(first);
 		expect(sent.isAccepted('k1')).toBe(true);
+	});
+
+	it('lists the fields of the movement that changed, by their API names (never the free text)', () => {
+		expect(movementChanges('charge', { amount: 1, payer_identifier: { identifier: 'GM-1', type: 'gm_account' } }, { amount: 1, payer_identifier: { identifier: 'GM-2', type: 'gm_account' }, payer_account_type: 'Client', message: 'x' })).toEqual([
+			{ field: 'payer_identifier', before: { identifier: 'GM-1', type: 'gm_account' }, now: { identifier: 'GM-2', type: 'gm_account' } },
+			{ field: 'payer_account_type', before: null, now: 'Client' },
+		]);
 	});
 });

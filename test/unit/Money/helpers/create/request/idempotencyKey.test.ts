@@ -1,4 +1,4 @@
-import { deriveIdempotencyKey, type IdempotencyScope, movementChanges, movementOf, stableStringify, uuidFromText } from '../../../../nodes/Money/helpers/idempotency';
+import { deriveIdempotencyKey, type IdempotencyScope, stableStringify, uuidFromText } from '../../../../../../nodes/Money/helpers/create/request/idempotencyKey';
 
 const UUID_V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -18,20 +18,6 @@ describe('idempotency keys (D4)', () => {
 		for (const change of [{ runAnchor: 'exec-2' }, { runIndex: 1 }, { nodeId: 'node-2' }, { itemIndex: 1 }, { resource: 'charge' as const }]) {
 			expect(deriveIdempotencyKey({ ...scope, ...change })).not.toBe(key);
 		}
-	});
-
-	it('lists the fields of the movement that changed, by their API names', () => {
-		expect(movementChanges('charge', { amount: 1, payer_identifier: { identifier: 'GM-1', type: 'gm_account' } }, { amount: 1, payer_identifier: { identifier: 'GM-2', type: 'gm_account' }, payer_account_type: 'Client', message: 'x' })).toEqual([
-			{ field: 'payer_identifier', before: { identifier: 'GM-1', type: 'gm_account' }, now: { identifier: 'GM-2', type: 'gm_account' } },
-			{ field: 'payer_account_type', before: null, now: 'Client' },
-		]);
-	});
-
-	it('names the party by the resource: payer for a charge, beneficiary for a payout', () => {
-		expect(movementOf('charge', { payer_identifier: { identifier: 'GM-1', type: 'gm_account' }, payer_account_type: 'Client' })).toMatchObject({
-			party: { identifier: 'GM-1', type: 'gm_account' },
-			account_type: 'Client',
-		});
 	});
 
 	it('depends only on resource and business reference when one is given', () => {

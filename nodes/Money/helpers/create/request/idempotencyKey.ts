@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../api/values';
+import type { TransactionResource } from '../../../../api/values';
 
 const DERIVATION_LABEL = 'n8n-nodes-money/idempotency/v1';
 
@@ -26,43 +26,6 @@ export function uuidFromText(text: string): string {
 	return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
-/**
- * What defines the movement of money in a create body: resource fields that say how much goes
- * where. Never its free text (Message, Metadata, payment reference), which a Retry evaluates again.
- */
-export function movementOf(resource: TransactionResource, body: IDataObject): IDataObject {
-	return {
-		amount: body.amount ?? null,
-		currency: body.currency ?? null,
-		party: body[PARTY_FIELD[resource]] ?? null,
-		channel: body.channel ?? null,
-		account_type: body[ACCOUNT_TYPE_FIELD[resource]] ?? null,
-		account_number: body.account_number ?? null,
-	};
-}
-
-/** Whether two create bodies move the same money (their free text aside). */
-export function sameMovement(resource: TransactionResource, a: IDataObject, b: IDataObject): boolean {
-	return stableStringify(movementOf(resource, a)) === stableStringify(movementOf(resource, b));
-}
-
-/** The API fields of the movement in which two create bodies differ, with both values. */
-export function movementChanges(resource: TransactionResource, before: IDataObject, now: IDataObject): Array<{ field: string; before: unknown; now: unknown }> {
-	const fields: Record<string, string> = {
-		amount: 'amount',
-		currency: 'currency',
-		party: PARTY_FIELD[resource],
-		channel: 'channel',
-		account_type: ACCOUNT_TYPE_FIELD[resource],
-		account_number: 'account_number',
-	};
-	const was = movementOf(resource, before);
-	const is = movementOf(resource, now);
-	return Object.entries(fields)
-		.filter(([name]) => stableStringify(was[name]) !== stableStringify(is[name]))
-		.map(([name, field]) => ({ field, before: was[name], now: is[name] }));
-}
-
 export interface IdempotencyScope {
 	resource: TransactionResource;
 	/** The user's own reference for this payment (an order ID, say). */
@@ -79,12 +42,6 @@ export interface IdempotencyScope {
 const RUN_ANCHOR_KEY = 'moneyIdempotencyAnchor';
 const ANCHOR_NODE_KEY = 'moneyIdempotencyAnchorNode';
 
-/** The anchor an earlier run of this node left in the execution's context, if any. */
-export function storedAnchorOf(context: IExecuteFunctions): string | undefined {
-	const existing = context.getContext('node')[RUN_ANCHOR_KEY];
-	return typeof existing === 'string' && existing !== '' ? existing : undefined;
-}
-
 /**
  * The id of the first execution in which this node ran, kept in the node's execution context with
  * the id the node had then. n8n's Retry of a failed execution starts a new execution (a new id)
@@ -94,20 +51,15 @@ export function storedAnchorOf(context: IExecuteFunctions): string | undefined {
  * workflow" (a new node id) keeps the anchor and its keys. A brand-new execution starts with an
  * empty context and a new anchor: only a Business Reference makes that one safe.
  */
-export function runAnchorOf(context: IExecuteFunctions): string {
-	const existing = storedAnchorOf(context);
-	if (existing !== undefined) return existing;
+function runAnchorOf(context: IExecuteFunctions): { anchor: string; nodeId: string } {
 	const nodeContext = context.getContext('node');
-	const anchor = context.getExecutionId() || randomUUID();
-	nodeContext[RUN_ANCHOR_KEY] = anchor;
-	nodeContext[ANCHOR_NODE_KEY] = context.getNode().id;
-	return anchor;
-}
-
-/** The node the anchor was made for. */
-function anchorNodeOf(context: IExecuteFunctions): string {
-	const stored = context.getContext('node')[ANCHOR_NODE_KEY];
-	return typeof stored === 'string' && stored !== '' ? stored : context.getNode().id;
+	const anchor = nodeContext[RUN_ANCHOR_KEY];
+	const nodeId = nodeContext[ANCHOR_NODE_KEY];
+	if (typeof anchor === 'string' && anchor !== '' && typeof nodeId === 'string') return { anchor, nodeId };
+	const made = { anchor: context.getExecutionId() || randomUUID(), nodeId: context.getNode().id };
+	nodeContext[RUN_ANCHOR_KEY] = made.anchor;
+	nodeContext[ANCHOR_NODE_KEY] = made.nodeId;
+	return made;
 }
 
 /** A row's place in this node's runs in the execution: which run of the node, which item. */
@@ -116,14 +68,13 @@ export function rowPlaceOf(context: IExecuteFunctions, itemIndex: number): strin
 }
 
 /**
- * docs/decisions.md#d4. With a business reference the key depends on the resource and that reference only, so any
- * later run (or another workflow) sending the same reference gets the original result, and one
- * with other values gets IDEMPOTENCY_CONFLICT instead of moving money again. Without one, the key
- * is fixed by the run anchor (execution and node), the run index and the item: the node's
+ * docs/decisions.md#d4. With a business reference the key depends on the resource and that
+ * reference only, so any later run (or another workflow) sending the same reference gets the
+ * original result, and one with other values gets IDEMPOTENCY_CONFLICT instead of moving money
+ * again. Without one, the key is fixed by the run anchor, the run index and the item: the node's
  * retries, n8n's Retry On Fail and a Retry of the failed execution reuse it whatever the row's
- * values evaluate to then (Message, Metadata, and also an amount or account changed in the saved
- * workflow: a paid row sent with other values is refused, never paid again); a new execution does
- * not.
+ * values evaluate to then (a paid row sent with other values is refused, never paid again); a new
+ * execution does not.
  */
 export function deriveIdempotencyKey(scope: IdempotencyScope): string {
 	const reference = scope.businessReference?.trim();
@@ -133,11 +84,12 @@ export function deriveIdempotencyKey(scope: IdempotencyScope): string {
 
 /** The key of one item's create in this node run. */
 export function idempotencyKeyOf(context: IExecuteFunctions, resource: TransactionResource, businessReference: string, itemIndex: number): string {
+	const { anchor, nodeId } = runAnchorOf(context);
 	return deriveIdempotencyKey({
 		resource,
 		businessReference,
-		runAnchor: runAnchorOf(context),
-		nodeId: anchorNodeOf(context),
+		runAnchor: anchor,
+		nodeId,
 		runIndex: context.getWorkflowDataProxy(itemIndex).$thisRunIndex,
 		itemIndex,
 	});

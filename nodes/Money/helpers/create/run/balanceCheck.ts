@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ROUTES } from '../../api/routes';
-import { moneyApiRequest } from '../../transport/request';
-import { type CallSettings } from '../actions/node.type';
-import { readBusinessReference } from './create/guards';
-import { SentCreates } from './create/sentCreates';
-import { idempotencyKeyOf } from './idempotency';
+import { ROUTES } from '../../../../api/routes';
+import { moneyApiRequest } from '../../../../transport/request';
+import { type CallSettings } from '../../../actions/node.type';
+import { readBusinessReference } from '../input';
+import { idempotencyKeyOf } from '../request/idempotencyKey';
+import { SentCreates } from '../request/sentCreates';
 
 export interface PlannedPayout {
 	amount: unknown;
