@@ -106,7 +106,7 @@ export const businessReferenceField: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. order-10045',
 	description:
-		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this node run, item and values: a Retry of the execution reuses it, a new execution does not.',
+		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this execution’s run of the node and the item: a Retry of the execution reuses it, a new execution does not.',
 };
 
 /** A create in a production execution needs a Business Reference unless this is turned off (docs/decisions.md#d8). */

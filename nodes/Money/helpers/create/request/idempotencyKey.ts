@@ -30,35 +30,32 @@ export interface IdempotencyScope {
 	resource: TransactionResource;
 	/** The user's own reference for this payment (an order ID, say). */
 	businessReference?: string;
-	/** What ties every re-run of one node run together: see runAnchorOf. */
+	/** What ties every re-run of one node's runs in an execution together: see runAnchorOf. */
 	runAnchor: string;
-	/** The node the anchor was made for. */
-	nodeId: string;
 	/** Which run of the node this is in its execution (a node inside a loop runs several times). */
 	runIndex: number;
 	itemIndex: number;
 }
 
 const RUN_ANCHOR_KEY = 'moneyIdempotencyAnchor';
-const ANCHOR_NODE_KEY = 'moneyIdempotencyAnchorNode';
 
 /**
- * The id of the first execution in which this node ran, kept in the node's execution context with
- * the id the node had then. n8n's Retry of a failed execution starts a new execution (a new id)
- * from the failed node, but it carries the failed execution's context data over, so the anchor,
- * and with it every default key, stays the same (docs/idempotency.md). The context is the node's
- * by name: a node deleted and added again under its name before a Retry "with currently saved
- * workflow" (a new node id) keeps the anchor and its keys. A brand-new execution starts with an
- * empty context and a new anchor: only a Business Reference makes that one safe.
+ * A random id made at the node's first create in an execution and kept in the node's execution
+ * context, which n8n stores with the execution and carries into a Retry of it (a new execution id)
+ * and into Retry On Fail: the anchor, and with it every default key, stays the same on those paths
+ * (docs/idempotency.md). The context is the node's by name: a node deleted and added again under its
+ * name before a Retry "with currently saved workflow" keeps the anchor and its keys. A new execution
+ * starts with an empty context and a new anchor: only a Business Reference makes that one safe.
+ * Never the execution id or the node id: execution ids start again on another n8n instance or a
+ * restored database, and node ids come with an imported workflow, so two instances would send one
+ * key for two payments, and the second would be answered as a replay of the first.
  */
-function runAnchorOf(context: IExecuteFunctions): { anchor: string; nodeId: string } {
+function runAnchorOf(context: IExecuteFunctions): string {
 	const nodeContext = context.getContext('node');
 	const anchor = nodeContext[RUN_ANCHOR_KEY];
-	const nodeId = nodeContext[ANCHOR_NODE_KEY];
-	if (typeof anchor === 'string' && anchor !== '' && typeof nodeId === 'string') return { anchor, nodeId };
-	const made = { anchor: context.getExecutionId() || randomUUID(), nodeId: context.getNode().id };
-	nodeContext[RUN_ANCHOR_KEY] = made.anchor;
-	nodeContext[ANCHOR_NODE_KEY] = made.nodeId;
+	if (typeof anchor === 'string' && anchor !== '') return anchor;
+	const made = randomUUID();
+	nodeContext[RUN_ANCHOR_KEY] = made;
 	return made;
 }
 
@@ -79,17 +76,15 @@ export function rowPlaceOf(context: IExecuteFunctions, itemIndex: number): strin
 export function deriveIdempotencyKey(scope: IdempotencyScope): string {
 	const reference = scope.businessReference?.trim();
 	if (reference) return uuidFromText(stableStringify([DERIVATION_LABEL, 'reference', scope.resource, reference]));
-	return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', scope.resource, scope.runAnchor, scope.nodeId, scope.runIndex, scope.itemIndex]));
+	return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', scope.resource, scope.runAnchor, scope.runIndex, scope.itemIndex]));
 }
 
 /** The key of one item's create in this node run. */
 export function idempotencyKeyOf(context: IExecuteFunctions, resource: TransactionResource, businessReference: string, itemIndex: number): string {
-	const { anchor, nodeId } = runAnchorOf(context);
 	return deriveIdempotencyKey({
 		resource,
 		businessReference,
-		runAnchor: anchor,
-		nodeId,
+		runAnchor: runAnchorOf(context),
 		runIndex: context.getWorkflowDataProxy(itemIndex).$thisRunIndex,
 		itemIndex,
 	});
