@@ -22,6 +22,7 @@ import * as path from 'node:path';
 
 import * as cancel from '../test/e2e/cancel';
 import * as cases from '../test/e2e/cases';
+import * as clientChanges from '../test/e2e/client-changes';
 import * as installCheck from '../test/e2e/install';
 import * as instances from '../test/e2e/instances';
 import type { E2eContext } from '../test/e2e/case-setup';
@@ -57,16 +58,17 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
 /**
- * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
+ * The sandbox's clients with 8-digit PINs: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.
  */
 const SANDBOX_PIN = '90817263';
+const SECOND_CLIENT_PIN = '71625348';
 
 function sandboxConfigFile(folder: string): string {
 	const file = path.join(folder, 'sandbox-config.json');
-	fs.writeFileSync(file, JSON.stringify({ clients: [{ pin: SANDBOX_PIN }, {}] }));
+	fs.writeFileSync(file, JSON.stringify({ clients: [{ pin: SANDBOX_PIN }, { pin: SECOND_CLIENT_PIN }] }));
 	return file;
 }
 

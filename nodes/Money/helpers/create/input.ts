@@ -3,6 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
+import { apiClientOf } from './request/apiClient';
 import { fieldError, type CreateInput, validateCreateInput } from '../validation';
 
 /** One item's create, its parameters read once and checked against every rule the API documents, before anything is sent. */
@@ -18,6 +19,8 @@ export interface CreateRequest {
 	settings: CallSettings;
 	/** An AI agent runs the node as a tool. */
 	toolMode: boolean;
+	/** The API client the credential names (request/apiClient.ts). */
+	apiClient: string;
 }
 
 async function readDocument(this: IExecuteFunctions, itemIndex: number, field: string): Promise<Buffer> {
@@ -109,5 +112,6 @@ export async function readCreate(this: IExecuteFunctions, resource: TransactionR
 	const stampProblem = stampBusinessReference(body, businessReference);
 	if (stampProblem) throw fieldError(this.getNode(), stampProblem, itemIndex);
 	const pin = await walletPinOf.call(this, options, itemIndex, context);
-	return { resource, itemIndex, body, businessReference, pin, options, settings: context.callSettings(itemIndex), toolMode: context.isToolMode };
+	const apiClient = apiClientOf(await context.credentials());
+	return { resource, itemIndex, body, businessReference, pin, options, settings: context.callSettings(itemIndex), toolMode: context.isToolMode, apiClient };
 }

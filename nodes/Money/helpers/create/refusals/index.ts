@@ -92,15 +92,18 @@ function shown(value: unknown): string {
 }
 
 /**
- * A row this execution already sent, run again (a Retry, Retry On Fail) as another payment: under
- * another key (its Business Reference added, changed or removed since), with other values than the
- * API accepted, or with another document than the body kept under its key. One row is one payment:
- * it keeps the key it was sent under and the values the API accepted under it.
+ * A row this execution already sent, run again (a Retry, Retry On Fail) as another payment: to
+ * another API client (the credential edited, or the node switched to another one), under another key
+ * (its Business Reference added, changed or removed since), with other values than the API accepted,
+ * or with another document than the body kept under its key. One row is one payment: it keeps the
+ * client and the key it was sent under, and the values the API accepted under it.
  */
 function sentRowRefusal(context: IExecuteFunctions, create: CreateRequest, idempotencyKey: string): NodeOperationError | undefined {
-	const { resource, itemIndex, body, businessReference } = create;
+	const { resource, itemIndex, body, businessReference, apiClient } = create;
 	const sentCreates = SentCreates.of(context);
 	const earlierKey = sentCreates.keySentFrom(rowPlaceOf(context, itemIndex));
+	const sentTo = [earlierKey, idempotencyKey].map((key) => key && sentCreates.heldBy(key)).find((client) => client !== undefined && client !== apiClient);
+	if (sentTo !== undefined) return sentToAnotherClient(context, resource, itemIndex, sentTo, apiClient);
 	if (earlierKey !== undefined && earlierKey !== idempotencyKey) {
 		return sentUnderAnotherKey(context, resource, itemIndex, earlierKey, sentCreates.keptBody(earlierKey), businessReference);
 	}
@@ -116,6 +119,17 @@ function sentRowRefusal(context: IExecuteFunctions, create: CreateRequest, idemp
 		);
 	}
 	return undefined;
+}
+
+/** The row was sent in this execution to another API client than the credential names now. */
+export function sentToAnotherClient(context: IExecuteFunctions, resource: TransactionResource, itemIndex: number, sentTo: string, now: string): NodeOperationError {
+	return notSent(
+		context,
+		itemIndex,
+		`Not sent: item ${itemIndex + 1} was already sent in this execution to the Money API ${sentTo}, and this node now sends to ${now}`,
+		`The Money API keeps idempotency keys per API client: sent to ${now}, this ${resource} would be made a second time. Nothing was sent. To finish this execution, point the node back at ${sentTo} (its earlier credential, or the earlier Client ID and secrets in the credential), then Retry. To pay through ${now} instead, check the ${resource}s made on ${sentTo} (Get Many with the earlier credential) and send only the missing rows in a new execution.`,
+		{ error_code: null, field: 'credential' },
+	);
 }
 
 /** The row was sent in this execution under another key: its Business Reference was added, changed or removed since. */

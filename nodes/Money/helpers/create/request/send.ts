@@ -74,7 +74,7 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 			this,
 			attempt,
 			async () => {
-				sentCreates.remember(idempotencyKey, body, place);
+				sentCreates.remember(idempotencyKey, body, create.apiClient, place);
 				const answered = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
 					body: { ...body, pin: sentPin },
 					headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },

@@ -26,6 +26,8 @@ const DOCUMENT_DIGEST_FIELD = 'ref_document_sha256';
 
 interface SentCreate {
 	body: IDataObject;
+	/** The API client it was sent to (apiClient.ts): the API keeps idempotency keys per client. */
+	client: string;
 	/** The API answered 2xx: the key is committed there and this body is what it holds. */
 	accepted?: true;
 	/** A send under the key got no answer or a 5xx: the API may hold it although nothing said so. */
@@ -110,6 +112,12 @@ export class SentCreates {
 		return entry && (entry.accepted || entry.uncertain) ? (key as string) : undefined;
 	}
 
+	/** The API client that holds, or may hold, what was sent under this key. */
+	heldBy(key: string): string | undefined {
+		const entry = this.entry(key);
+		return entry && (entry.accepted || entry.uncertain) ? entry.client : undefined;
+	}
+
 	/** The body kept under a key (the document by its digest). */
 	keptBody(key: string): IDataObject | undefined {
 		return this.entry(key)?.body;
@@ -156,11 +164,11 @@ export class SentCreates {
 	 * Called before each request: the body goes out, its answer may be lost. Another body under a
 	 * key whose first went unanswered stays uncertain: the API may hold the first.
 	 */
-	remember(key: string, body: IDataObject, place?: string): void {
+	remember(key: string, body: IDataObject, client: string, place?: string): void {
 		const earlier = this.entry(key);
 		const stored = storedForm(body);
-		const same = earlier !== undefined && JSON.stringify(earlier.body) === JSON.stringify(stored);
-		this.byKey[key] = same ? earlier : { body: stored, ...(earlier?.uncertain ? { uncertain: true as const } : {}) };
+		const same = earlier !== undefined && earlier.client === client && JSON.stringify(earlier.body) === JSON.stringify(stored);
+		this.byKey[key] = same ? earlier : { body: stored, client, ...(earlier?.uncertain ? { uncertain: true as const } : {}) };
 		if (place !== undefined) this.byPlace[place] = key;
 	}
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, WorkflowExecuteMode } from 'n8n-workflow';
 
 import type { CreateRequest } from '../../../../../../nodes/Money/helpers/create/input';
-import { paidWithOtherValues, refusalOf, sentUnderAnotherKey } from '../../../../../../nodes/Money/helpers/create/refusals';
+import { paidWithOtherValues, refusalOf, sentToAnotherClient, sentUnderAnotherKey } from '../../../../../../nodes/Money/helpers/create/refusals';
 import { replaysLostRun } from '../../../../../../nodes/Money/helpers/create/refusals/lostRun';
 
 const node: INode = { id: 'n1', name: 'Pay', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
@@ -71,6 +71,7 @@ const create = (resource: 'charge' | 'payout', itemIndex = 0): CreateRequest => 
 	options: {},
 	settings: { retry: { maxRetries: 0, baseDelayMs: 1 }, timeoutMs: 1000, simplify: false },
 	toolMode: false,
+	apiClient: 'client c1 at https://api.example.com',
 });
 
 describe('refusals of a create without a Business Reference', () => {
@@ -119,5 +120,29 @@ describe('rows sent before in this execution, run again as another payment', () 
 		const error = sentUnderAnotherKey(context, 'payout', 0, 'key-1', earlierBody, reference);
 		expect(error.message).toBe(`Not sent: item 1 was already sent in this execution ${said}`);
 		expect(error.context).toMatchObject({ attempted: false, field: 'idempotency-key', idempotency_key: 'key-1' });
+	});
+
+	it('names the API client a row went to and the one the node sends to now', () => {
+		const error = sentToAnotherClient(context, 'payout', 0, 'client c1 at https://api.example.com', 'client c2 at https://api.example.com');
+		expect(error.message).toBe('Not sent: item 1 was already sent in this execution to the Money API client c1 at https://api.example.com, and this node now sends to client c2 at https://api.example.com');
+		expect(error.description).toMatch(/per API client.*Nothing was sent.*credential/);
+		expect(error.context).toMatchObject({ attempted: false, itemIndex: 0 });
+	});
+
+	it('refuses a row sent to another client, by its place or by its key, and lets a row never sent (or refused outright) go', async () => {
+		const nodeContext: IDataObject = {
+			moneySentCreates: {
+				k1: { body: { amount: 5000 }, client: 'client c1 at https://api.example.com', accepted: true },
+				k2: { body: { amount: 5000 }, client: 'client c1 at https://api.example.com', uncertain: true },
+				k3: { body: { amount: 5000 }, client: 'client c1 at https://api.example.com' },
+			},
+			moneySentPlaces: { '0:0': 'k1' },
+		};
+		const now = { ...create('payout'), apiClient: 'client c2 at https://api.example.com' };
+		const retry = nodeRun({ mode: 'retry', droppedRun: true, nodeContext: { ...nodeContext, moneyReplaysLostRun: false } }, { requireBusinessReference: false });
+		expect((await refusalOf.call(retry, now, 'k1'))?.message).toContain('to the Money API client c1');
+		expect((await refusalOf.call(retry, { ...now, itemIndex: 1 }, 'k2'))?.message).toContain('to the Money API client c1');
+		expect(await refusalOf.call(retry, { ...now, itemIndex: 2 }, 'k3')).toBeUndefined();
+		expect(await refusalOf.call(retry, { ...now, itemIndex: 3 }, 'k4')).toBeUndefined();
 	});
 });
