@@ -72,7 +72,7 @@ export async function moneyApiCall(
 	const signal = cancelSignalOf(this);
 	let attempt = 0;
 	let unansweredAttempts = 0;
-	/** What the first attempt that may have been carried out got (no answer, a 502, ...). */
+	/** What the first attempt that may have been carried out got (no answer, a 503, ...). */
 	let earlierUnanswered: string | undefined;
 	for (;;) {
 		if (signal?.aborted) {
@@ -117,8 +117,11 @@ export async function moneyApiCall(
 		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
 		const waitMs = retryable ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
-			// A create refused after an attempt that may have gone through must not read as "not made".
-			if (method === 'POST' && earlierUnanswered !== undefined) failure.earlierUnanswered = earlierUnanswered;
+			// A create that may have been carried out must not read as "not made".
+			if (method === 'POST' && (earlierUnanswered !== undefined || mayHaveBeenCarriedOut(failure))) {
+				failure.createOutcomeUnknown = true;
+				if (earlierUnanswered !== undefined) failure.earlierUnanswered = earlierUnanswered;
+			}
 			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
 			// A create whose call failed after an unanswered attempt may have been carried out all the same.
 			error.context.unansweredAttempts = unansweredAttempts;
