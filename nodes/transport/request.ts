@@ -1,4 +1,5 @@
 import type {
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
@@ -31,6 +32,8 @@ export interface MoneyApiRequestOptions {
 	timeoutMs?: number;
 	/** Values to blank out of any error text (the PIN and its ciphertext). */
 	redact?: Array<string | undefined>;
+	/** The credential to send with, as read once for the node run; without it n8n reads the credential again for every attempt. */
+	credential?: ICredentialsDecrypted;
 }
 
 /**
@@ -99,6 +102,7 @@ export async function moneyApiCall(
 				this,
 				MONEY_API_CREDENTIAL_TYPE,
 				requestOptions,
+				options.credential ? { credentialsDecrypted: options.credential } : undefined,
 			)) as FullResponse;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				const body = parseBody(response.body);

@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
@@ -16,10 +16,11 @@ export interface CreateRequest {
 	businessReference: string;
 	pin: string;
 	options: IDataObject;
+	/** With the node run's credential (OperationContext.credential): every call of this create goes with it. */
 	settings: CallSettings;
 	/** An AI agent runs the node as a tool. */
 	toolMode: boolean;
-	/** The API client the credential names (request/apiClient.ts). */
+	/** The API client the node run's credential names (request/apiClient.ts). */
 	apiClient: string;
 }
 
@@ -90,8 +91,7 @@ export function readBusinessReference(this: IExecuteFunctions, itemIndex: number
 }
 
 /** The wallet PIN: the node's Wallet PIN option, else the credential's. Never from item data. */
-async function walletPinOf(this: IExecuteFunctions, options: IDataObject, itemIndex: number, context: OperationContext): Promise<string> {
-	const credentials = await context.credentials();
+function walletPinOf(this: IExecuteFunctions, options: IDataObject, itemIndex: number, credentials: ICredentialDataDecryptedObject): string {
 	const overridePin = typeof options.walletPin === 'string' ? options.walletPin : '';
 	const pin = overridePin !== '' ? overridePin : String(credentials.walletPinSecret ?? '');
 	if (pin === '') {
@@ -111,7 +111,8 @@ export async function readCreate(this: IExecuteFunctions, resource: TransactionR
 	const businessReference = readBusinessReference.call(this, itemIndex);
 	const stampProblem = stampBusinessReference(body, businessReference);
 	if (stampProblem) throw fieldError(this.getNode(), stampProblem, itemIndex);
-	const pin = await walletPinOf.call(this, options, itemIndex, context);
-	const apiClient = apiClientOf(await context.credentials());
-	return { resource, itemIndex, body, businessReference, pin, options, settings: context.callSettings(itemIndex), toolMode: context.isToolMode, apiClient };
+	const credential = await context.credential();
+	const pin = walletPinOf.call(this, options, itemIndex, credential.data ?? {});
+	const settings = { ...context.callSettings(itemIndex), credential };
+	return { resource, itemIndex, body, businessReference, pin, options, settings, toolMode: context.isToolMode, apiClient: apiClientOf(credential.data ?? {}) };
 }

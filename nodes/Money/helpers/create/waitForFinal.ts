@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { PENDING_STATUS, type TransactionResource } from '../../../api/values';
 import { ROUTES } from '../../../api/routes';
@@ -14,6 +14,7 @@ export interface WaitOptions {
 	retry: RetryPolicy;
 	timeoutPerRequestMs?: number;
 	itemIndex: number;
+	credential?: ICredentialsDecrypted;
 }
 
 export interface WaitOutcome {
@@ -59,6 +60,7 @@ export async function waitForFinalStatus(
 				itemIndex: options.itemIndex,
 				retry: options.retry,
 				timeoutMs: options.timeoutPerRequestMs,
+				credential: options.credential,
 			});
 		} catch (error) {
 			if (signal?.aborted) return cancelled();
@@ -90,6 +92,7 @@ export async function withFinalStatus(this: IExecuteFunctions, create: CreateReq
 			retry: settings.retry,
 			timeoutPerRequestMs: settings.timeoutMs,
 			itemIndex,
+			credential: settings.credential,
 		});
 		return { ...created, ...outcome };
 	} catch (error) {

@@ -34,8 +34,8 @@ function sentWith(resource: TransactionResource, body: IDataObject, businessRefe
 }
 
 /** The PIN as the API wants it: RSA-encrypted when the credential has the client's public key (docs/decisions.md#d4). */
-async function pinToSend(context: IExecuteFunctions, create: CreateRequest, idempotencyKey: string, operation: OperationContext): Promise<string> {
-	const credentials = await operation.credentials();
+function pinToSend(context: IExecuteFunctions, create: CreateRequest, idempotencyKey: string): string {
+	const credentials = create.settings.credential?.data ?? {};
 	try {
 		return pinForRequest(create.pin, credentials.rsaPublicKey as string | undefined, idempotencyKey, credentials.hmacSecret as string | undefined);
 	} catch {
@@ -60,7 +60,7 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 	const sentBefore = sentCreates.has(idempotencyKey);
 	const earlierEntry = sentCreates.snapshot(idempotencyKey);
 	const described = sentWith(resource, body, businessReference);
-	const sentPin = await pinToSend(this, create, idempotencyKey, operation);
+	const sentPin = pinToSend(this, create, idempotencyKey);
 
 	const run = await operation.createRun();
 	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
@@ -81,6 +81,7 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 					itemIndex,
 					retry: settings.retry,
 					timeoutMs: settings.timeoutMs,
+					credential: settings.credential,
 					redact: [pin, sentPin],
 				});
 				unanswered += answered.unansweredAttempts;

@@ -130,7 +130,7 @@ export async function checkRunBalance(
 	}
 	let account: IDataObject;
 	try {
-		account = await moneyApiRequest.call(this, 'GET', ROUTES.account, { retry: settings.retry, timeoutMs: settings.timeoutMs });
+		account = await moneyApiRequest.call(this, 'GET', ROUTES.account, { retry: settings.retry, timeoutMs: settings.timeoutMs, credential: settings.credential });
 	} catch (error) {
 		return refusal(
 			this,
