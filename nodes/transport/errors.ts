@@ -171,22 +171,25 @@ function clockAdvice(skew: number): ExplainedFailure {
 }
 
 export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.now()): ExplainedFailure {
-	if (failure.httpCode === 401) {
-		const skew = clockSkewSeconds(failure.serverDate, nowMs);
-		if (skew !== undefined && Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) return clockAdvice(skew);
-	}
-
-	if (failure.httpCode === undefined && failure.transportMessage && TOKEN_FAILURE.test(failure.transportMessage)) {
-		return {
-			message: failure.transportMessage,
-			description:
-				'No access token could be obtained, so nothing was sent to the Money API. Check the Token URL, Client ID and Client Secret of the Money API credential.',
-		};
-	}
-
 	const unknownOutcome = failure.createOutcomeUnknown
 		? ` ${failure.earlierUnanswered ? `An earlier attempt of this request got ${failure.earlierUnanswered}. ` : ''}${CREATE_OUTCOME_UNKNOWN}`
 		: '';
+	if (failure.httpCode === 401) {
+		const skew = clockSkewSeconds(failure.serverDate, nowMs);
+		if (skew !== undefined && Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) {
+			const clock = clockAdvice(skew);
+			return { message: clock.message, description: `${clock.description}${unknownOutcome}` };
+		}
+	}
+
+	if (failure.httpCode === undefined && failure.transportMessage && TOKEN_FAILURE.test(failure.transportMessage)) {
+		const notSent = failure.createOutcomeUnknown ? 'so this attempt was not sent' : 'so nothing was sent to the Money API';
+		return {
+			message: failure.transportMessage,
+			description: `No access token could be obtained, ${notSent}. Check the Token URL, Client ID and Client Secret of the Money API credential.${unknownOutcome}`,
+		};
+	}
+
 	if (failure.httpCode === undefined) {
 		const attempts = failure.attempts && failure.attempts > 1 ? ` after ${failure.attempts} attempts` : '';
 		return {

@@ -118,7 +118,7 @@ export async function moneyApiCall(
 		}
 
 		failure.attempts = attempt + 1;
-		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
+		if (mayHaveBeenCarriedOut(failure)) unansweredAttempts++;
 		const waitMs = retryable ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
 			// A create that may have been carried out must not read as "not made".

@@ -175,3 +175,17 @@ describe('error mapping (spec 7)', () => {
 		expect(failureFromThrown(new Error('Money API token request failed (HTTP 401, invalid_client): check'))).toMatchObject({ retryable: false });
 	});
 });
+
+describe('a create whose outcome is unknown says so whatever its last failure was', () => {
+	it('a clock refusal (401) after an attempt answered 503', () => {
+		const { message, description } = explainFailure({ httpCode: 401, serverDate: new Date(Date.now() - 3_600_000).toUTCString(), createOutcomeUnknown: true, earlierUnanswered: 'HTTP 503' });
+		expect(message).toContain('clock');
+		expect(description).toContain('An earlier attempt of this request got HTTP 503. The money may have moved');
+	});
+
+	it('a token that could not be fetched after an attempt that got no answer: something was sent', () => {
+		const { description } = explainFailure({ transportMessage: 'Money API token request failed: ECONNREFUSED', createOutcomeUnknown: true, earlierUnanswered: 'no answer' });
+		expect(description).not.toContain('nothing was sent');
+		expect(description).toContain('The money may have moved');
+	});
+});
