@@ -250,6 +250,23 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		}
 	});
 
+	it('a new execution with the same Business Reference on another API client pays again (a limit: the API keeps keys per client, and a new execution has no memory)', async () => {
+		const { sb, engine } = env;
+		const second = sb.info.otherClients[0];
+		const referenced = moneyNode({ parameters: { ...createParameters('payout'), businessReference: `order-79201-${Date.now()}` } as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
+		await runWorkflow(engine, workflow, { items: rows(['GM-1002', 79_201]), mode: 'trigger' });
+		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox({ ...sb.info, ...second }));
+		try {
+			const again = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 79_201]), mode: 'trigger' });
+			expect(moneyItems(again)[0].outcome).toBe('created');
+			const onEach = await Promise.all([sb.control.ledger(), sb.control.ledger(second.clientId)]);
+			expect(onEach.map((ledger) => ledger.payouts.filter((entry) => entry.amount.value === -79_201).length)).toEqual([1, 1]);
+		} finally {
+			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
+		}
+	});
+
 	describe('Retry with the currently saved workflow, changed since the failure', () => {
 		// Last in the file: these runs take the sandbox client's velocity limit out of the way.
 		beforeAll(async () => {
