@@ -61,7 +61,7 @@ function describeReference(value: unknown): string {
 }
 
 /** What the Business Reference parameter gives for one item. */
-export type ReferenceReading =
+type ReferenceReading =
 	| { kind: 'reference'; value: string }
 	/** Not set: the parameter is empty and not an expression. */
 	| { kind: 'none' }

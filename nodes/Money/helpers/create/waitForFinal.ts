@@ -8,7 +8,7 @@ import { moneyApiRequest } from '../../../transport/request';
 import { type RetryPolicy } from '../../../transport/retry';
 import type { CreateRequest } from './input';
 
-export interface WaitOptions {
+interface WaitOptions {
 	timeoutMs: number;
 	firstIntervalMs: number;
 	retry: RetryPolicy;
@@ -17,7 +17,7 @@ export interface WaitOptions {
 	credential?: ICredentialsDecrypted;
 }
 
-export interface WaitOutcome {
+interface WaitOutcome {
 	final_status_reached: boolean;
 	status: string | null;
 	transaction: IDataObject | null;
@@ -28,7 +28,7 @@ export interface WaitOutcome {
 const INTERVAL_GROWTH = 1.5;
 const INTERVAL_CAP_MS = 30_000;
 
-export function statusLabelOf(envelope: IDataObject | null): string | null {
+function statusLabelOf(envelope: IDataObject | null): string | null {
 	const status = envelope?.status;
 	if (status && typeof status === 'object' && typeof (status as IDataObject).label === 'string') {
 		return (status as IDataObject).label as string;

@@ -22,7 +22,7 @@ const verdicts = new WeakMap<IExecuteFunctions, Promise<RunRefusal | undefined>>
 const LISTED_ITEMS = 8;
 
 /** "item 2", "items 1, 2 and 3", "items 1, 2, 3, 4, 5, 6 and 94 more" (1-based). */
-export function itemList(indices: number[]): string {
+function itemList(indices: number[]): string {
 	const numbers = indices.map((index) => String(index + 1));
 	if (numbers.length === 1) return `item ${numbers[0]}`;
 	if (numbers.length > LISTED_ITEMS) return `items ${numbers.slice(0, LISTED_ITEMS - 2).join(', ')} and ${numbers.length - LISTED_ITEMS + 2} more`;

@@ -8,19 +8,19 @@ import { readBusinessReference } from '../input';
 import { idempotencyKeyOf } from '../request/idempotencyKey';
 import { SentCreates } from '../request/sentCreates';
 
-export interface PlannedPayout {
+interface PlannedPayout {
 	amount: unknown;
 	currency: unknown;
 	accountNumber?: unknown;
 }
 
-export interface WalletBalance {
+interface WalletBalance {
 	number: string;
 	value: number;
 	currency: string;
 }
 
-export interface Overdraft {
+interface Overdraft {
 	currency: string;
 	total: number;
 	balance: number;
@@ -74,7 +74,7 @@ function refusal(
 	};
 }
 
-export function overdraftRefusal(context: IExecuteFunctions, overdraft: Overdraft, alreadyPaid = 0): RunRefusal {
+function overdraftRefusal(context: IExecuteFunctions, overdraft: Overdraft, alreadyPaid = 0): RunRefusal {
 	const { currency, total, balance, shortfall, wallet, items } = overdraft;
 	const notCounted = alreadyPaid > 0 ? ` (${alreadyPaid} rows this execution already paid are not counted)` : '';
 	return refusal(

@@ -10,9 +10,9 @@ import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from
 import { VelocityPacer, velocitySettingsFrom, type VelocitySettings } from './pacing';
 import { announce, progressLine, shouldReport, type RunCounts } from './progress';
 
-export type OnVelocityLimit = 'wait' | 'fail';
+type OnVelocityLimit = 'wait' | 'fail';
 
-export interface CreateRunSettings {
+interface CreateRunSettings {
 	onVelocityLimit: OnVelocityLimit;
 	maxTotalWaitMs: number;
 	checkBalanceFirst: boolean;
@@ -32,7 +32,7 @@ export function createRunSettings(options: IDataObject, credentials: ICredential
 	};
 }
 
-export interface CreateAttempt {
+interface CreateAttempt {
 	resource: TransactionResource;
 	itemIndex: number;
 	idempotencyKey: string;
