@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { resolveConfig } from './config';
 import { InProcessControl } from './control/in-process';
 import { createControlHandler } from './control/routes';
-import type { SandboxControl, SandboxInfo } from './control/types';
+import type { SandboxClientInfo, SandboxControl, SandboxInfo } from './control/types';
 import type { SandboxConfig } from './domain/settings';
 import type { WebhookScheme } from './domain/types';
 import { createApiHandler } from './http/api-host';
@@ -11,7 +11,7 @@ import { createPaymentPageHandler } from './http/payment-page';
 import { createTokenHandler } from './http/token-host';
 import { SandboxRuntime } from './runtime';
 
-export type { SandboxControl, SandboxInfo, FinalStatus, HealthReport, Ledger } from './control/types';
+export type { SandboxClientInfo, SandboxControl, SandboxInfo, FinalStatus, HealthReport, Ledger } from './control/types';
 export type * from './domain/types';
 export type * from './domain/settings';
 export type { FaultKind, FaultSpec } from './faults/injector';
@@ -101,12 +101,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 	const apiOrigin = `http://${hostForUrl(host)}:${apiPort}`;
 	runtime.apiOrigin = apiOrigin;
 
-	const client = runtime.clients.primary().settings;
-	const samples = runtime.directory.eligibleSamples();
-	const info: SandboxInfo = {
-		baseUrl: `${apiOrigin}${gatewayPrefix}`,
-		authUrl: `http://${hostForUrl(host)}:${authPort}`,
-		controlUrl: `${apiOrigin}/_control`,
+	const [primary, ...others] = runtime.clients.all().map(({ settings: client }): SandboxClientInfo => ({
 		clientId: client.clientId,
 		clientSecret: client.clientSecret,
 		apiKey: client.apiKey,
@@ -115,8 +110,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 		rsaPublicKeyPem: client.rsaPublicKeyPem ?? '',
 		pin: client.pin,
 		merchantAccountNumber: client.wallets[0]?.number ?? '',
+	}));
+	const samples = runtime.directory.eligibleSamples();
+	const info: SandboxInfo = {
+		baseUrl: `${apiOrigin}${gatewayPrefix}`,
+		authUrl: `http://${hostForUrl(host)}:${authPort}`,
+		controlUrl: `${apiOrigin}/_control`,
+		...primary,
 		payers: samples,
 		beneficiaries: samples,
+		otherClients: others,
 	};
 	published.info = info;
 

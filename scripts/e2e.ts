@@ -22,7 +22,9 @@ import * as path from 'node:path';
 
 import * as cancel from '../test/e2e/cancel';
 import * as cases from '../test/e2e/cases';
+import * as clientChanges from '../test/e2e/client-changes';
 import * as installCheck from '../test/e2e/install';
+import * as instances from '../test/e2e/instances';
 import type { E2eContext } from '../test/e2e/case-setup';
 import * as crashShapes from '../test/e2e/crash-shapes';
 import * as manualRuns from '../test/e2e/manual-runs';
@@ -37,7 +39,6 @@ import * as triggerHorizon from '../test/e2e/trigger-horizon';
 import * as triggerLoad from '../test/e2e/trigger-load';
 import * as triggerThrottle from '../test/e2e/trigger-throttle';
 import * as triggerMemory from '../test/e2e/trigger-memory';
-import * as version2 from '../test/e2e/version2';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
 import * as rt from './n8n';
 import { failSetup, oneLine, report, runMain, say } from './output';
@@ -59,16 +60,17 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, version2, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
 /**
- * The sandbox's client with an 8-digit PIN: the secret scan looks for the PIN in every execution
+ * The sandbox's clients with 8-digit PINs: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.
  */
 const SANDBOX_PIN = '90817263';
+const SECOND_CLIENT_PIN = '71625348';
 
 function sandboxConfigFile(folder: string): string {
 	const file = path.join(folder, 'sandbox-config.json');
-	fs.writeFileSync(file, JSON.stringify({ clients: [{ pin: SANDBOX_PIN }, {}] }));
+	fs.writeFileSync(file, JSON.stringify({ clients: [{ pin: SANDBOX_PIN }, { pin: SECOND_CLIENT_PIN }] }));
 	return file;
 }
 
@@ -131,6 +133,15 @@ async function main(): Promise<number> {
 				ctx.n8n = restarted;
 				ctx.session = await rt.login(restarted.url, OWNER.email, OWNER.password);
 				say(`# n8n restarted (${kill ? 'after kill -9' : 'stopped'}) in ${restarted.startSeconds.toFixed(1)} s`);
+			},
+			freshN8n() {
+				const folder = fs.mkdtempSync(path.join(userFolder, 'fresh-n8n-'));
+				fs.cpSync(pack.nodesDir, path.join(folder, '.n8n', 'nodes'), { recursive: true });
+				const env = rt.n8nEnv({ userFolder: folder, nodeBin: runtime.nodeBin, n8nDir: runtime.n8nDir });
+				return {
+					cli: (args, cliOpts = {}) => rt.n8nCli(args, { ...cliOpts, env: { ...env, ...(cliOpts.env || {}) } }),
+					import: (command, value) => rt.importJson(command, value, { env }),
+				};
 			},
 			sandbox: { info: sandbox.info, control: sandbox.control },
 			output: rt.nodeOutput,

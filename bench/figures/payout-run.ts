@@ -1,6 +1,6 @@
 import type { INodeExecutionData, Workflow } from 'n8n-workflow';
 
-import { minimumPacedDurationMs } from '../../nodes/Money/helpers/pacing';
+import { minimumPacedDurationMs } from '../../nodes/Money/helpers/create/run/pacing';
 import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, moneyNode } from '../../test/harness/engine';
 import { collectGarbage } from '../env';
 import { httpRequestNodeWorkflow, moneyGetWorkflow, referenceItems, runChecked } from '../engine';

@@ -15,9 +15,8 @@ export class Money implements INodeType {
 		name: 'money',
 		icon: { light: 'file:money.svg', dark: 'file:money.dark.svg' },
 		group: ['transform'],
-		// Version 2 requires a Business Reference in production by default (docs/decisions.md#d8).
-		version: [1, 2],
-		defaultVersion: 2,
+		// One version (docs/decisions.md#d8).
+		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description: 'Collect charges, send payouts and read transactions and the merchant account with the Money API',
 		defaults: { name: 'Money' },

@@ -16,7 +16,9 @@ export interface MoneyApiFailure {
 	retryAfterSeconds?: number;
 	transportMessage?: string;
 	attempts?: number;
-	/** A create whose earlier attempt got no answer, or one that may hide a commit: what it got. */
+	/** A create whose outcome is unknown: its last attempt, or an earlier one, may have been carried out. */
+	createOutcomeUnknown?: boolean;
+	/** What the first earlier attempt that may have been carried out got ('no answer', 'HTTP 503'). */
 	earlierUnanswered?: string;
 }
 
@@ -39,9 +41,9 @@ const LIMIT_FIELDS = [
 	'amount',
 ];
 
-/** After an answer that does not say whether a create was carried out (500, 502, 504). */
-const CREATE_MAY_HAVE_GONE_THROUGH =
-	'For a create, it may have gone through: send it again only with the same idempotency key (Retry of the execution, Retry On Fail, or a run with the same Business Reference), which cannot move money twice, or check with Get Many first.';
+/** A create whose answer does not say whether the API carried it out (docs/idempotency.md, "What `outcome` says"). */
+const CREATE_OUTCOME_UNKNOWN =
+	'The money may have moved: the Money API may have made this create although no answer said so. A Retry of this execution (or Retry On Fail) sends it again under the same idempotency key and cannot pay twice; a new run of the workflow pays it again unless a Business Reference is mapped. Check with Get Many before sending it any other way.';
 
 const GENERIC_ADVICE_BY_STATUS: Record<number, string> = {
 	400: 'The request was refused as invalid. Fix the input; resending it unchanged fails again.',
@@ -51,10 +53,10 @@ const GENERIC_ADVICE_BY_STATUS: Record<number, string> = {
 	404: 'Nothing was found for this request. Check the reference or identifier.',
 	409: 'The request conflicts with an earlier one.',
 	429: 'Too many requests: the node already retried with backoff. Lower the request rate (fewer items or less concurrency) or raise Max Retries.',
-	500: `The Money API failed unexpectedly. ${CREATE_MAY_HAVE_GONE_THROUGH}`,
-	502: `The Money API could not complete the call upstream; the node already retried with backoff. Try again later. ${CREATE_MAY_HAVE_GONE_THROUGH}`,
-	503: 'The Money API or the payment provider is temporarily unavailable; the node already retried with backoff. Try again later.',
-	504: `The Money API gateway timed out; the node already retried with backoff. Try again later. ${CREATE_MAY_HAVE_GONE_THROUGH}`,
+	500: 'The Money API failed unexpectedly.',
+	502: 'The Money API could not complete the call upstream; the node already retried with backoff.',
+	503: 'The Money API or the payment provider is temporarily unavailable; the node already retried with backoff.',
+	504: 'The Money API gateway timed out; the node already retried with backoff.',
 };
 
 function describeDetails(details: IDataObject | undefined, only?: string[]): string {
@@ -126,10 +128,8 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 	IDEMPOTENCY_CONFLICT: () =>
 		'The Money API already holds a create under this idempotency key with a different payload, so nothing new was created: that charge or payout exists, or is under way. Look it up (Get Many, or Reconcile by Business Reference) before sending anything else: this row sent again under another Business Reference would be a second payment, right only if it is another payment. Causes: a Business Reference reused with other values (amount, counterpart, ...), or a Message or Metadata that change from run to run ({{ $now }}, {{ $execution.id }}) on a row paid before: give those values taken from the row, and send the original values to get the original result.',
 	UPSTREAM_ERROR: () => GENERIC_ADVICE_BY_STATUS[502],
-	service_unavailable: () =>
-		'The data could not be loaded upstream; the node already retried with backoff. Try again later.',
-	PROVIDER_UNAVAILABLE: () =>
-		'The payment provider is temporarily unavailable; the node already retried with backoff. Try again later.',
+	service_unavailable: () => 'The data could not be loaded upstream; the node already retried with backoff.',
+	PROVIDER_UNAVAILABLE: () => 'The payment provider is temporarily unavailable; the node already retried with backoff.',
 	INTERNAL_ERROR: () => GENERIC_ADVICE_BY_STATUS[500],
 	unauthenticated: () =>
 		'The Money API did not accept the credentials, the signature or the timestamp. Check the Money API credential (HMAC Secret included) and this machine’s clock.',
@@ -144,17 +144,14 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 
 const TOKEN_FAILURE = /token request failed/i;
 
-/** Statuses after which a create may have been carried out (the gateway or the API failed after it). */
-const UNCERTAIN_STATUSES = new Set([500, 502, 504]);
-
 /**
  * Whether a failed attempt leaves open that the API carried the request out: no answer at all (a
- * token that could not be fetched aside: nothing was sent then), or a 500, 502 or 504. A 503 and
- * every 4xx are refusals made before anything is done.
+ * token that could not be fetched aside: nothing was sent then), or any 5xx (a proxy answers 503 or
+ * 502 after its upstream committed). A 4xx is a refusal made before anything is done.
  */
 export function mayHaveBeenCarriedOut(failure: MoneyApiFailure): boolean {
 	if (failure.httpCode === undefined) return !TOKEN_FAILURE.test(failure.transportMessage ?? '');
-	return UNCERTAIN_STATUSES.has(failure.httpCode);
+	return failure.httpCode >= 500;
 }
 
 export function clockSkewSeconds(serverDate: string | undefined, nowMs: number): number | undefined {
@@ -174,16 +171,22 @@ function clockAdvice(skew: number): ExplainedFailure {
 }
 
 export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.now()): ExplainedFailure {
+	const unknownOutcome = failure.createOutcomeUnknown
+		? ` ${failure.earlierUnanswered ? `An earlier attempt of this request got ${failure.earlierUnanswered}. ` : ''}${CREATE_OUTCOME_UNKNOWN}`
+		: '';
 	if (failure.httpCode === 401) {
 		const skew = clockSkewSeconds(failure.serverDate, nowMs);
-		if (skew !== undefined && Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) return clockAdvice(skew);
+		if (skew !== undefined && Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) {
+			const clock = clockAdvice(skew);
+			return { message: clock.message, description: `${clock.description}${unknownOutcome}` };
+		}
 	}
 
 	if (failure.httpCode === undefined && failure.transportMessage && TOKEN_FAILURE.test(failure.transportMessage)) {
+		const notSent = failure.createOutcomeUnknown ? 'so this attempt was not sent' : 'so nothing was sent to the Money API';
 		return {
 			message: failure.transportMessage,
-			description:
-				'No access token could be obtained, so nothing was sent to the Money API. Check the Token URL, Client ID and Client Secret of the Money API credential.',
+			description: `No access token could be obtained, ${notSent}. Check the Token URL, Client ID and Client Secret of the Money API credential.${unknownOutcome}`,
 		};
 	}
 
@@ -191,8 +194,7 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 		const attempts = failure.attempts && failure.attempts > 1 ? ` after ${failure.attempts} attempts` : '';
 		return {
 			message: `Money API request failed${attempts}: ${failure.transportMessage ?? 'no response'}`,
-			description:
-				'No answer was received from the Money API, so a create may or may not have been carried out. Check the Base URL and the network. Retry On Fail, and any run with the same Business Reference, resend the same idempotency key and cannot move money twice; a new execution without a Business Reference would send a new key, so check Get Many before sending it again.',
+			description: `No answer was received from the Money API. Check the Base URL and the network.${unknownOutcome}`,
 		};
 	}
 
@@ -204,16 +206,13 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 	const advice = code ? ADVICE_BY_CODE[code] : undefined;
 	const fallback =
 		GENERIC_ADVICE_BY_STATUS[failure.httpCode] ??
-		(failure.httpCode >= 500
-			? 'The Money API failed; try again later.'
-			: 'The Money API refused the request; fix it before sending it again.');
+		(failure.httpCode >= 500 ? 'The Money API failed.' : 'The Money API refused the request; fix it before sending it again.');
 	let description = advice ? advice(failure) : code ? `Unrecognised error code ${code}. ${fallback}` : fallback;
 	if (!advice && failure.details) description = withDetails(description, describeDetails(failure.details));
+	// A read may simply be tried later; a create whose outcome is unknown may not (unknownOutcome says how).
+	if (failure.httpCode >= 500 && !failure.createOutcomeUnknown) description += ' Try again later.';
 	if (failure.attempts && failure.attempts > 1) description += ` (${failure.attempts} attempts made)`;
-	if (failure.earlierUnanswered && !mayHaveBeenCarriedOut(failure)) {
-		description += ` An earlier attempt of this request got no answer (${failure.earlierUnanswered}). ${CREATE_MAY_HAVE_GONE_THROUGH}`;
-	}
-	return { message, description };
+	return { message, description: `${description}${unknownOutcome}` };
 }
 
 function redactText(text: string, secrets: string[]): string {

@@ -1,4 +1,5 @@
 import type {
+	ICredentialsDecrypted,
 	IDataObject,
 	IExecuteFunctions,
 	IHttpRequestOptions,
@@ -31,6 +32,8 @@ export interface MoneyApiRequestOptions {
 	timeoutMs?: number;
 	/** Values to blank out of any error text (the PIN and its ciphertext). */
 	redact?: Array<string | undefined>;
+	/** The credential to send with, as read once for the node run; without it n8n reads the credential again for every attempt. */
+	credential?: ICredentialsDecrypted;
 }
 
 /**
@@ -72,7 +75,7 @@ export async function moneyApiCall(
 	const signal = cancelSignalOf(this);
 	let attempt = 0;
 	let unansweredAttempts = 0;
-	/** What the first attempt that may have been carried out got (no answer, a 502, ...). */
+	/** What the first attempt that may have been carried out got (no answer, a 503, ...). */
 	let earlierUnanswered: string | undefined;
 	for (;;) {
 		if (signal?.aborted) {
@@ -99,6 +102,7 @@ export async function moneyApiCall(
 				this,
 				MONEY_API_CREDENTIAL_TYPE,
 				requestOptions,
+				options.credential ? { credentialsDecrypted: options.credential } : undefined,
 			)) as FullResponse;
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				const body = parseBody(response.body);
@@ -114,11 +118,14 @@ export async function moneyApiCall(
 		}
 
 		failure.attempts = attempt + 1;
-		if (failure.httpCode === undefined || failure.httpCode >= 500) unansweredAttempts++;
+		if (mayHaveBeenCarriedOut(failure)) unansweredAttempts++;
 		const waitMs = retryable ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
-			// A create refused after an attempt that may have gone through must not read as "not made".
-			if (method === 'POST' && earlierUnanswered !== undefined) failure.earlierUnanswered = earlierUnanswered;
+			// A create that may have been carried out must not read as "not made".
+			if (method === 'POST' && (earlierUnanswered !== undefined || mayHaveBeenCarriedOut(failure))) {
+				failure.createOutcomeUnknown = true;
+				if (earlierUnanswered !== undefined) failure.earlierUnanswered = earlierUnanswered;
+			}
 			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), options.itemIndex);
 			// A create whose call failed after an unanswered attempt may have been carried out all the same.
 			error.context.unansweredAttempts = unansweredAttempts;

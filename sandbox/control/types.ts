@@ -19,7 +19,11 @@ export interface SandboxInfo {
 	merchantAccountNumber: string;
 	payers: PublicDirectoryEntry[];
 	beneficiaries: PublicDirectoryEntry[];
+	/** The sandbox's other API clients (each of its own merchant), described as the primary one above. */
+	otherClients: SandboxClientInfo[];
 }
+
+export type SandboxClientInfo = Pick<SandboxInfo, 'clientId' | 'clientSecret' | 'apiKey' | 'hmacSecret' | 'webhookSecret' | 'rsaPublicKeyPem' | 'pin' | 'merchantAccountNumber'>;
 
 export interface HealthReport {
 	ok: true;

@@ -36,6 +36,8 @@ export interface E2eContext {
 	note(line: string): void;
 	/** Stop n8n (kill -9 with `kill`) and start it again on the same port and database (with `env` added to its settings until the next restart). */
 	restartN8n(opts?: { kill?: boolean; env?: Record<string, string> }): Promise<void>;
+	/** Another n8n instance: a fresh database and the same install of the pack, used through n8n's command line (import, execute). */
+	freshN8n(): { cli: N8nHandle['cli']; import(command: 'import:credentials' | 'import:workflow', value: unknown): Promise<CliResult> };
 	/** The output items of a node in an execution read with its data. */
 	output(execution: Execution | undefined, nodeName: string, selector?: OutputSelector): Json[] | undefined;
 	/** Run a workflow with `n8n execute`, then read its execution from the public API. */

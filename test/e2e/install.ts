@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import { keyedWorkflows, type CasePart, type E2eContext } from './case-setup';
-import { money, node } from './workflows';
+import { money, node, PACK } from './workflows';
 
 export function build(ctx: E2eContext): CasePart {
 	const { ids, wf } = keyedWorkflows('e2eInstall');
@@ -34,6 +34,15 @@ export function build(ctx: E2eContext): CasePart {
 					const account = run.output('Account');
 					assert.equal(account.length, 1, `the Account node returned ${account.length} items`);
 					ctx.note(`installed from ${path.basename(tarball)} (${fs.statSync(tarball).size} bytes)`);
+				},
+			},
+			{
+				name: 'n8n serves the Money node at one version, 1 (docs/decisions.md#d8)',
+				async fn() {
+					const res = await ctx.session.request('GET', '/types/nodes.json');
+					assert.equal(res.status, 200, `GET /types/nodes.json answered ${res.status}`);
+					const served = (res.json as Array<{ name: string; version: unknown; defaultVersion?: unknown }>).filter((type) => type.name === `${PACK}.money`);
+					assert.deepEqual(served.map((type) => [type.version, type.defaultVersion]), [[1, undefined]]);
 				},
 			},
 		],

@@ -1,6 +1,8 @@
 /**
  * A manual run from the editor ("Execute workflow", `POST /rest/workflows/:id/run` in mode
  * `manual`), run again: each run is a new execution (docs/idempotency.md, the table at its end).
+ * Outside the editor (here `n8n execute`), a create without a Business Reference is refused before
+ * any request unless the node turns Require Business Reference off (docs/decisions.md#d8).
  * Without a Business Reference the second run is a new payment; with one it is the same payment,
  * answered `replayed`. The same holds for "Execute step" on a Money node whose manual run failed
  * part-way (a partial execution: the rows before it from the earlier run's data, the node run
@@ -35,7 +37,17 @@ export function build(ctx: E2eContext): CasePart {
 			...rowNodes(run.amounts.map((value) => ({ amount: value, ref: `manual-${value}` }))),
 			node.money(PAY, money.create('payout', { amount: '={{ $json.amount }}', identifier: BENEFICIARY, ...(run.withReference ? { businessReference: '={{ $json.ref }}' } : {}), options: { maxRetries: 0 } }), { cred: UNPACED_CREDENTIAL }),
 		]);
+	const required = { amounts: [amount(), amount()] };
+	const optedOut = { amounts: [amount(), amount()] };
+	const production = (key: string, name: string, amounts: number[], requireBusinessReference: boolean) =>
+		wf(key, name, [
+			node.manualTrigger(),
+			...rowNodes(amounts.map((value) => ({ amount: value }))),
+			node.money(PAY, money.create('payout', { amount: '={{ $json.amount }}', identifier: BENEFICIARY, requireBusinessReference, options: { maxRetries: 0 } }), { cred: UNPACED_CREDENTIAL }),
+		]);
 	const workflows = [
+		production('Required', 'e2e payouts without a Business Reference, required (the default)', required.amounts, true),
+		production('OptOut', 'e2e payouts without a Business Reference, not required', optedOut.amounts, false),
 		...Object.entries(runs).map(([key, run]) => payRun(key, 'e2e manual run twice', run)),
 		...Object.entries(steps).map(([key, run]) => payRun(key, 'e2e manual run failed at row 4, then Execute step on the Money node', run)),
 	];
@@ -58,7 +70,37 @@ export function build(ctx: E2eContext): CasePart {
 		return ctx.output(execution, PAY) || [];
 	}
 
+	async function payoutRequests(): Promise<number> {
+		return (await control.counters()).requests.post_money_v1_payout || 0;
+	}
+
 	const checks: Check[] = [
+		{
+			name: 'Require Business Reference (the default): payouts without one in a production execution are refused before any request; from the editor they are paid',
+			async fn() {
+				await tools.withRoomyClient(async () => {
+					const before = await payoutRequests();
+					const refused = await ctx.run(ids.Required, { expectError: true });
+					assert.equal(refused.execution.status, 'error');
+					assert.match(String(refused.error && refused.error.message), /Business Reference.*required in production executions.*Require Business Reference/);
+					assert.equal(await payoutRequests(), before);
+					assert.deepEqual(outcomes(await runManually(ids.Required)), ['created', 'created']);
+				});
+			},
+		},
+		{
+			name: 'Require Business Reference turned off: the payouts are paid in production, each item saying what it was sent with',
+			async fn() {
+				await tools.withRoomyClient(async () => {
+					const items = (await ctx.run(ids.OptOut)).output(PAY);
+					assert.deepEqual(
+						items.map((item) => ({ amount: item.amount, currency: item.currency, party: item.beneficiary_identifier, channel: item.channel, ref: item.business_reference, outcome: item.outcome })),
+						optedOut.amounts.map((value) => ({ amount: value, currency: 'XOF', party: { identifier: BENEFICIARY, type: 'gm_account' }, channel: 'psp-a-tg', ref: null, outcome: 'created' })),
+					);
+					assert.equal((await tools.ledgerRows('payout', optedOut.amounts)).length, 2);
+				});
+			},
+		},
 		{
 			name: 'a manual run from the editor, run again: a new payment without a Business Reference, the same one (replayed) with it',
 			async fn() {

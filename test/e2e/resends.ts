@@ -39,10 +39,13 @@ export function build(ctx: E2eContext): CasePart {
 	const sixRows = () => Array.from({ length: 6 }, () => amount());
 	const E = sixRows();
 	const N = sixRows();
+	const B = sixRows();
 	const L = amount();
 	const R = amount();
 	const OVERDRAWING = uniqueAmount(930_000 + crypto.randomInt(0, 1000));
 	E[3] = OVERDRAWING;
+	B[3] = uniqueAmount(940_000 + crypto.randomInt(0, 1000));
+	const run = crypto.randomBytes(3).toString('hex');
 
 	const rows = (amounts: number[], identifierOf: (index: number) => string) =>
 		amounts.map((value, index) => ({ row: index + 1, amount: value, identifier: identifierOf(index) }));
@@ -50,6 +53,11 @@ export function build(ctx: E2eContext): CasePart {
 	const workflows = [
 		wf('ExecId', 'e2e payout run, Message {{ $execution.id }}', payoutRun(rows(E, (i) => (i % 2 ? OTHER_BENEFICIARY : BENEFICIARY)), EXECUTION_MESSAGE)),
 		wf('Now', 'e2e payout run, Message and Metadata {{ $now }}', payoutRun(rows(N, (i) => (i === 3 ? UNKNOWN_BENEFICIARY : BENEFICIARY)), TIME_MESSAGE)),
+		wf('RefNow', 'e2e payout run with Business References, Message {{ $now }}', [
+			node.manualTrigger(),
+			...rowNodes(rows(B, (i) => (i % 2 ? OTHER_BENEFICIARY : BENEFICIARY)).map((row) => ({ ...row, order: `rs-${run}-${row.amount}` }))),
+			node.money(PAY, money.create('payout', { amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', businessReference: '={{ $json.order }}', additionalFields: TIME_MESSAGE, options: NO_RETRIES })),
+		]),
 		wf('Lost', 'e2e payout whose answer is lost, Message {{ $execution.id }}', payoutRun(rows([L], () => BENEFICIARY), EXECUTION_MESSAGE)),
 		wf('Restart', 'e2e payout whose answer is lost, resent after an n8n restart', payoutRun(rows([R], () => BENEFICIARY), { message: 'Same text every time' })),
 	];
@@ -105,6 +113,21 @@ export function build(ctx: E2eContext): CasePart {
 				const retried = await retryExecution(ctx, failed.execution.id, true);
 				assert.equal(retried.execution.status, 'success', JSON.stringify(retried.execution.data && retried.execution.data.resultData.error));
 				await assertPaidOnce(N, retried.output(PAY), ['replayed', 'replayed', 'replayed', 'created', 'created', 'created']);
+			},
+		},
+		{
+			name: 'resend: Retry of a payout run with Business References whose Message is {{ $now }} (row 4 overdrew) pays rows 1-3 once, no conflict',
+			async fn() {
+				await roomToPay();
+				await control.updateClient(info.clientId, { balance: B[0] + B[1] + B[2] + 10_000 });
+				const failed = await ctx.run(ids.RefNow, { expectError: true });
+				assert.match(String(failed.error && failed.error.message), /INSUFFICIENT_FUNDS/);
+				await control.updateClient(info.clientId, { balance: 100_000_000 });
+				const retried = await retryExecution(ctx, failed.execution.id, false);
+				assert.equal(retried.execution.status, 'success', JSON.stringify(retried.execution.data && retried.execution.data.resultData.error));
+				const items = retried.output(PAY);
+				await assertPaidOnce(B, items, ['replayed', 'replayed', 'replayed', 'created', 'created', 'created']);
+				assert.deepEqual(items.map((item) => item.business_reference), B.map((value) => `rs-${run}-${value}`));
 			},
 		},
 		{

@@ -95,15 +95,11 @@ export const node = {
 		webhookId,
 	}),
 
-	/** Money node: `parameters` from the `money` builders below; version 1 unless told (2 is what the editor adds). */
-	money: (
-		name: string,
-		parameters: Record<string, any>,
-		{ cred, continueOnFail = false, version = 1 }: { cred?: CredentialRef; continueOnFail?: boolean; version?: 1 | 2 } = {},
-	): WorkflowNode => ({
+	/** Money node: `parameters` from the `money` builders below. */
+	money: (name: string, parameters: Record<string, any>, { cred, continueOnFail = false }: { cred?: CredentialRef; continueOnFail?: boolean } = {}): WorkflowNode => ({
 		name,
 		type: TYPES.money,
-		typeVersion: version,
+		typeVersion: 1,
 		parameters,
 		credentials: credentialRef(cred),
 		...(continueOnFail ? { onError: 'continueRegularOutput' } : {}),
@@ -157,7 +153,11 @@ export interface CreateFields {
 	channel?: string;
 	accountType?: string;
 	businessReference?: string;
-	/** Version 2 only (on by default there). */
+	/**
+	 * Off unless told when no Business Reference is given: the checks of what a create without one
+	 * does (Retry, crash, cancel, re-runs) run it in production executions, as a user who turned the
+	 * requirement off does; the requirement itself has checks of its own (`requireBusinessReference: true`).
+	 */
 	requireBusinessReference?: boolean;
 	additionalFields?: Record<string, unknown>;
 	options?: Record<string, unknown>;
@@ -175,7 +175,7 @@ export const money = {
 		channel: c.channel || 'psp-a-tg',
 		...(c.accountType !== undefined ? { accountType: c.accountType } : {}),
 		...(c.businessReference ? { businessReference: c.businessReference } : {}),
-		...(c.requireBusinessReference !== undefined ? { requireBusinessReference: c.requireBusinessReference } : {}),
+		requireBusinessReference: c.requireBusinessReference ?? Boolean(c.businessReference),
 		additionalFields: c.additionalFields || {},
 		options: c.options || {},
 	}),

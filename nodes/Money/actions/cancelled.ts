@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, NodeOpe
 
 import { cancelledError } from '../../transport/cancellation';
 import type { NodeError } from '../../transport/errors';
-import { announce } from '../helpers/progress';
+import { announce } from '../helpers/create/run/progress';
 
 /**
  * The end of a node run whose execution was cancelled (docs/idempotency.md, "Cancelling a run"):

@@ -1,8 +1,8 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../../api/routes';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../transport/retry';
-import { CreateRun, createRunSettings } from '../helpers/createRun';
+import { CreateRun, createRunSettings } from '../helpers/create/run/createRun';
 import type { CallSettings, OperationContext } from './node.type';
 
 /** True when an AI agent runs the node as a tool (the `…Tool` node type, or a tool sub-execution). */
@@ -17,15 +17,19 @@ function numberOption(options: IDataObject, name: string, fallback: number): num
 }
 
 export function createOperationContext(context: IExecuteFunctions): OperationContext {
-	let credentials: Promise<ICredentialDataDecryptedObject> | undefined;
+	let credential: Promise<ICredentialsDecrypted> | undefined;
 	let createRun: Promise<CreateRun> | undefined;
 	const operationContext: OperationContext = {
 		isToolMode: isToolMode(context),
-		credentials: async () => await (credentials ??= context.getCredentials(MONEY_API_CREDENTIAL_TYPE)),
+		credential: async () =>
+			await (credential ??= context.getCredentials(MONEY_API_CREDENTIAL_TYPE).then((data) => {
+				const named = context.getNode().credentials?.[MONEY_API_CREDENTIAL_TYPE];
+				return { id: named?.id ?? '', name: named?.name ?? '', type: MONEY_API_CREDENTIAL_TYPE, data };
+			})),
 		createRun: async () =>
-			await (createRun ??= operationContext.credentials().then((data) => {
+			await (createRun ??= operationContext.credential().then((pinned) => {
 				const options = context.getNodeParameter('options', 0, {}) as IDataObject;
-				return new CreateRun(createRunSettings(options, data), operationContext.callSettings(0));
+				return new CreateRun(createRunSettings(options, pinned.data ?? {}), { ...operationContext.callSettings(0), credential: pinned });
 			})),
 		callSettings(itemIndex: number): CallSettings {
 			const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;

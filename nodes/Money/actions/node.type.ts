@@ -1,13 +1,13 @@
 import type {
 	AllEntities,
-	ICredentialDataDecryptedObject,
+	ICredentialsDecrypted,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
 
 import type { RetryPolicy } from '../../transport/retry';
-import type { CreateRun } from '../helpers/createRun';
+import type { CreateRun } from '../helpers/create/run/createRun';
 
 /** Every resource of the Money node with its operations; the router is checked against it. */
 type MoneyMap = {
@@ -23,11 +23,18 @@ export interface CallSettings {
 	retry: RetryPolicy;
 	timeoutMs: number;
 	simplify: boolean;
+	/** The credential every call sends with (creates: OperationContext.credential); absent, n8n reads it per call. */
+	credential?: ICredentialsDecrypted;
 }
 
 export interface OperationContext {
 	isToolMode: boolean;
-	credentials(): Promise<ICredentialDataDecryptedObject>;
+	/**
+	 * The node's Money API credential, read once for the node run: every create of the run, its PIN
+	 * and the API client its memory names go with it, whatever the credential says by the time a
+	 * paced or resent create goes out (a credential edited mid-run applies to the next run).
+	 */
+	credential(): Promise<ICredentialsDecrypted>;
 	callSettings(itemIndex: number): CallSettings;
 	/** The creates of this node execution (pacing, caps, balance check), started on first use. */
 	createRun(): Promise<CreateRun>;

@@ -3,7 +3,6 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { cancelSignalOf, isCancellation } from '../../transport/cancellation';
 import { asNodeError, type NodeError } from '../../transport/errors';
-import { replaysLostRun } from '../helpers/crashRecovery';
 import * as account from './account';
 import { cancelledBeforeStart, endCancelledRun } from './cancelled';
 import * as charge from './charge';
@@ -42,7 +41,7 @@ export function errorItemJson(error: NodeError): IDataObject {
 
 /**
  * A failed create says so and names the idempotency key it used (null when it failed before one was
- * derived); from version 2, also what it was sent with, when it got that far.
+ * derived), and what it was sent with when it got that far.
  */
 function failedCreateJson(error: NodeError): IDataObject {
 	const key = error.context?.idempotency_key;
@@ -84,8 +83,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const context = createOperationContext(this);
 	const signal = cancelSignalOf(this);
 	if (signal?.aborted) throw cancelledBeforeStart(node);
-	// Before anything can be sent or fail: a later Retry reads in the node's context that this run began.
-	if (operation === 'create') replaysLostRun(this);
 	if ('executeBatch' in handler) {
 		try {
 			return await handler.executeBatch.call(this, context);

@@ -8,7 +8,7 @@ import {
 	identifierTypeOptions,
 	type TransactionResource,
 } from '../../api/values';
-import { createRunOptions } from '../helpers/createRun';
+import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/run/createRun';
 import { byDisplayName, optionsCollection, retryOptions } from './options';
 
 /**
@@ -106,21 +106,16 @@ export const businessReferenceField: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. order-10045',
 	description:
-		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this node run, item and values: a Retry of the execution reuses it, a new execution does not.',
+		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this execution’s run of the node and the item: a Retry of the execution reuses it, a new execution does not.',
 };
 
-/** From version 2 on (docs/decisions.md#d8). */
-const FROM_VERSION_2 = { show: { '@version': [{ _cnd: { gte: 2 } }] } };
-const VERSION_1 = { show: { '@version': [1] } };
-
-/** Version 2: a create in a production execution needs a Business Reference unless this is turned off. */
+/** A create in a production execution needs a Business Reference unless this is turned off (docs/decisions.md#d8). */
 export const requireBusinessReferenceField = (resource: TransactionResource): INodeProperties => ({
 	displayName: 'Require Business Reference',
 	name: 'requireBusinessReference',
 	type: 'boolean',
 	default: true,
 	description: `Whether to refuse, before any request, a ${resource} without a Business Reference in a production execution (trigger, webhook, schedule, Retry of an execution; manual runs in the editor are not affected)`,
-	displayOptions: FROM_VERSION_2,
 });
 
 export const requireBusinessReferenceOffNotice: INodeProperties = {
@@ -129,7 +124,7 @@ export const requireBusinessReferenceOffNotice: INodeProperties = {
 	name: 'requireBusinessReferenceOffNotice',
 	type: 'notice',
 	default: '',
-	displayOptions: { show: { ...FROM_VERSION_2.show, requireBusinessReference: [false] } },
+	displayOptions: { show: { requireBusinessReference: [false] } },
 };
 
 /** Account Number, Message, Metadata and the payment reference; the wallet is credited by a charge, debited by a payout. */
@@ -215,13 +210,50 @@ export const toolModeFields = (resource: TransactionResource, moveVerb: string):
 	},
 ];
 
-/**
- * The Options of a create: pacing and caps (payouts), retries, waiting for the final status, the PIN
- * override. Version 1 also has Require Business Reference in Production (off by default); version 2
- * has it as a parameter of its own, on by default.
- */
-export const createOptions = (resource: TransactionResource, version: 1 | 2): INodeProperties => ({
-	...optionsCollection(
+/** The Options that pace and cap a create run (helpers/create/run/createRun.ts). */
+function createRunOptions(resource: TransactionResource): INodeProperties[] {
+	const noun = resource === 'payout' ? 'payouts' : 'charges';
+	const options: INodeProperties[] = [
+		{
+			displayName: 'Maximum Total Wait (Minutes)',
+			name: 'maxTotalWaitMinutes',
+			type: 'number',
+			typeOptions: { minValue: 0, numberPrecision: 2 },
+			default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
+			description: `With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining ${noun} fail without being sent.`,
+		},
+		{
+			displayName: 'On Velocity Limit',
+			name: 'onVelocityLimit',
+			type: 'options',
+			options: [
+				{
+					name: 'Wait',
+					value: 'wait',
+					description: `Pace the ${noun} to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key`,
+				},
+				{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
+			],
+			default: 'wait',
+			description: `What to do when the next ${resource} would exceed the API's velocity limit (payouts: 20 per rolling 5 minutes unless the credential says otherwise)`,
+		},
+	];
+	if (resource === 'payout') {
+		options.unshift({
+			displayName: 'Check Balance First',
+			name: 'checkBalanceFirst',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
+		});
+	}
+	return options;
+}
+
+/** The Options of a create: pacing and caps (payouts), retries, waiting for the final status, the PIN override. */
+export const createOptions = (resource: TransactionResource): INodeProperties =>
+	optionsCollection(
 		byDisplayName([
 			...createRunOptions(resource),
 			...retryOptions.slice(0, 1),
@@ -235,17 +267,6 @@ export const createOptions = (resource: TransactionResource, version: 1 | 2): IN
 					'With Wait for Final Status: the first wait between two reads; each next wait is 1.5 times longer (at most 30 s)',
 			},
 			...retryOptions.slice(1),
-			...(version === 1
-				? [
-						{
-							displayName: 'Require Business Reference in Production',
-							name: 'requireBusinessReference',
-							type: 'boolean' as const,
-							default: false,
-							description: `Whether to refuse, before any request, a ${resource} without a Business Reference when the workflow runs in production (trigger, schedule, webhook, retry); manual runs in the editor are not affected`,
-						},
-					]
-				: []),
 			{
 				displayName: 'Wait for Final Status',
 				name: 'waitForFinalStatus',
@@ -271,6 +292,4 @@ export const createOptions = (resource: TransactionResource, version: 1 | 2): IN
 					'Overrides the Wallet PIN of the credential for this node. Prefer the credential: a PIN here is stored in the workflow.',
 			},
 		]),
-	),
-	displayOptions: version === 1 ? VERSION_1 : FROM_VERSION_2,
-});
+	);

@@ -116,6 +116,7 @@ export function createParameters(
 		channel: '={{ $json.channel }}',
 		accountType: '={{ $json.accountType }}',
 		businessReference,
+		requireBusinessReference: false,
 		additionalFields: { message: '={{ $json.message }}' },
 		options,
 	} as INodeParameters;

@@ -1,12 +1,14 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, WorkflowExecuteMode } from 'n8n-workflow';
 
+import { buildWorkflow, moneyNode, runWorkflow, type RunResult } from '../../harness/engine';
 import { CONTINUE, type Parameters, useMoneyNode } from './setup';
 
 /*
- * Business References that are not references (issue 22, item 8): a run in which rows with different
- * payouts share one Business Reference (an expression such as `seller-share-{{ $json.missing }}`
- * gives one constant), or in which a reference is only whitespace, is refused before anything is
- * sent, and the error names the rows.
+ * The Business Reference of a create: required in production executions unless the node turns the
+ * requirement off (docs/decisions.md#d8); and references that are not references (a run in which
+ * rows with different payouts share one, an expression such as `seller-share-{{ $json.missing }}`
+ * giving one constant, or a reference that is only whitespace) are refused before anything is sent,
+ * the error naming the rows.
  */
 const env = useMoneyNode();
 const { run, payout } = env;
@@ -98,5 +100,67 @@ describe('Business References that are not references', () => {
 		expect(result.output('Money').map((item) => item.json.outcome)).toEqual(['created', 'replayed', 'created']);
 		const ledger = await env.sb.control.ledger();
 		expect(ledger.payouts.filter((entry) => entry.amount.value === -4601)).toHaveLength(1);
+	});
+});
+
+describe('Require Business Reference (on by default)', () => {
+	async function runIn(mode: WorkflowExecuteMode, parameters: Parameters, settings = {}): Promise<RunResult> {
+		const node = moneyNode({ parameters: parameters as never, settings });
+		return env.remember(await runWorkflow(env.engine, buildWorkflow(env.engine, { nodes: [node] }), { mode }));
+	}
+	const item = (result: RunResult): IDataObject => result.output('Money')[0]?.json as IDataObject;
+
+	it.each(['trigger', 'webhook', 'cli'] as WorkflowExecuteMode[])(
+		'refuses a create without a Business Reference in a %s execution, before any request, saying how to turn it off',
+		async (mode) => {
+			const before = await payoutRequests();
+			const result = await runIn(mode, payout({ amount: 6101 }));
+			expect(result.error()?.message).toContain('Business Reference');
+			expect(result.error()?.message).toContain('Require Business Reference');
+			expect(await payoutRequests()).toBe(before);
+		},
+	);
+
+	it('in a sub-workflow (integrated) the rule that cannot be turned off speaks', async () => {
+		const before = await payoutRequests();
+		const result = await runIn('integrated', payout({ amount: 6102, requireBusinessReference: false }));
+		expect(result.error()?.message).toContain('Sub-workflows need a Business Reference');
+		expect(await payoutRequests()).toBe(before);
+	});
+
+	it('lets a manual run in the editor create without one, and a production run when the node turns the requirement off', async () => {
+		expect(item(await runIn('manual', payout({ amount: 6201 }))).outcome).toBe('created');
+		expect(item(await runIn('trigger', payout({ amount: 6202, requireBusinessReference: false }))).outcome).toBe('created');
+		expect(item(await runIn('trigger', payout({ amount: 6203, businessReference: `ord-6203-${Date.now()}` }))).outcome).toBe('created');
+	});
+
+	it('gives each create item the amount, currency, party, channel and Business Reference it was sent with', async () => {
+		const reference = `ord-6401-${Date.now()}`;
+		expect(item(await runIn('trigger', payout({ amount: 6401, businessReference: reference })))).toEqual({
+			success: true,
+			reference: expect.any(String),
+			resource: 'payout',
+			amount: 6401,
+			currency: 'XOF',
+			beneficiary_identifier: { identifier: 'GM-1002', type: 'gm_account' },
+			channel: 'platform',
+			business_reference: reference,
+			idempotency_key: expect.any(String),
+			outcome: 'created',
+		});
+		const charged = item(await runIn('trigger', env.charge({ amount: 6402, requireBusinessReference: false })));
+		expect(charged).toMatchObject({ payer_identifier: { identifier: 'GM-1001', type: 'gm_account' }, business_reference: null, redirect_link: expect.any(String) });
+	});
+
+	it('also on a create the API refused (Continue On Fail)', async () => {
+		const failed = item(await runIn('trigger', payout({ amount: 6501, identifier: 'GM-1099', businessReference: `ord-6501-${Date.now()}` }), CONTINUE));
+		expect(failed).toMatchObject({
+			outcome: 'failed',
+			error_code: 'BENEFICIARY_NOT_ELIGIBLE',
+			amount: 6501,
+			currency: 'XOF',
+			beneficiary_identifier: { identifier: 'GM-1099', type: 'gm_account' },
+			channel: 'platform',
+		});
 	});
 });

@@ -51,6 +51,7 @@ async function stoppedRun(
 			identifier: 'GM-1002',
 			channel: 'psp-a-tg',
 			accountType: '',
+			requireBusinessReference: false,
 			options,
 		} as never,
 		items: Array.from({ length: count }, (_, index) => ({ json: { amount: 1000 + index } })),

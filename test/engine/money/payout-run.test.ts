@@ -59,6 +59,7 @@ function payoutRun(options: IDataObject = {}): IDataObject {
 		identifier: 'GM-1002',
 		channel: 'psp-a-tg',
 		accountType: '',
+		requireBusinessReference: false,
 		options: { ...FAST, ...options },
 	};
 }
@@ -92,7 +93,8 @@ async function usedToday(): Promise<number> {
 }
 
 beforeAll(async () => {
-	sb = await startSandbox({ finalizeAfterMs: null });
+	// The second client (another merchant) has the first one's PIN: a credential edited to it differs in its client only.
+	sb = await startSandbox({ finalizeAfterMs: null, config: { clients: [{}, { pin: '1234' }] } });
 	engine = await loadEngine();
 	const credential = { velocityLimit: VELOCITY_LIMIT, velocityWindowSeconds: WINDOW_SECONDS };
 	engine.credentials.set(PACED, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, credential));
@@ -310,5 +312,38 @@ describe('knowing what happened', () => {
 		} finally {
 			info.mockRestore();
 		}
+	});
+});
+
+describe('a credential edited while the run waits for the velocity limit', () => {
+	it('changes nothing in that node run: every row goes to the client it started with, and a Retry pays no row twice', async () => {
+		const second = sb.info.otherClients[0];
+		const EDITED = 'edited-mid-run';
+		const paced = { velocityLimit: 2, velocityWindowSeconds: 2 };
+		engine.credentials.set(EDITED, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, paced));
+		const amounts = [5301, 5302, 5303, 900_304];
+		const trigger: INode = { id: 'rows', name: 'Rows', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+		const money = moneyNode({ parameters: payoutRun() as never, credentialId: EDITED });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, money], connections: { Rows: { main: [[{ node: 'Money', type: 'main', index: 0 }]] } } });
+		const items = amounts.map((amount) => ({ json: { amount, currency: 'XOF' } }));
+		await sb.control.updateClient(sb.info.clientId, { limits: { ...HIGH_LIMITS, velocityLimit: 1000 }, balance: 5301 + 5302 + 5303 + 100 });
+		await sb.control.updateClient(second.clientId, { limits: { ...HIGH_LIMITS, velocityLimit: 1000 }, balance: 5303 + 100 });
+		const payoutsOf = async (clientId: string) => (await sb.control.ledger(clientId)).payouts.filter((entry) => amounts.includes(-entry.amount.value)).map((entry) => -entry.amount.value);
+
+		const running = runWorkflow(engine, workflow, { items, mode: 'trigger' });
+		// Rows 1-2 fill the credential's window (2 per 2 s); the node waits before row 3: the user edits the credential meanwhile.
+		while ((await payoutsOf(sb.info.clientId)).length < 2) await sleep(20);
+		engine.credentials.set(EDITED, CREDENTIAL_TYPE, credentialFromSandbox({ ...sb.info, ...second }, paced));
+		const failed = await running;
+		expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+
+		// The user puts the credential back, tops the first client up and retries.
+		engine.credentials.set(EDITED, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, paced));
+		await sb.control.updateClient(sb.info.clientId, { balance: 1_000_000 });
+		const retried = await retryExecution(engine, workflow, failed);
+		const paid = [...(await payoutsOf(sb.info.clientId)), ...(await payoutsOf(second.clientId))];
+		expect(amounts.filter((amount) => paid.filter((value) => value === amount).length > 1)).toEqual([]);
+		expect(retried.error()).toBeUndefined();
+		expect(await payoutsOf(second.clientId)).toEqual([]);
 	});
 });

@@ -118,15 +118,42 @@ describe('Money node against the sandbox', () => {
 			expect(ledger.payouts.filter((entry) => entry.idempotency_key === item.idempotency_key)).toHaveLength(1);
 		});
 
-		it('says a payout may have gone through when its answer was lost and the retries were then refused (429)', async () => {
+		/** The three things an uncertain create must say: the money may have moved, a Retry is safe, a new run pays again without a Business Reference. */
+		function expectUncertain(description: unknown) {
+			expect(String(description)).toContain('The money may have moved');
+			expect(String(description)).toContain('A Retry of this execution');
+			expect(String(description)).toMatch(/a new run of the workflow pays it again unless a Business Reference is mapped/);
+		}
+
+		it('says a payout may have moved money when its answer was lost and the retries were then refused (429)', async () => {
 			await run({ resource: 'account', operation: 'get', options: FAST }); // a fresh token: the faults meet the create, not a 401
 			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
 			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '429', retryAfterSeconds: 0, count: 5 });
 			const item = await expectFailure(payout({ amount: 3388, options: { maxRetries: 2, retryBaseDelayMs: 1 } }), 'rate_limit_exceeded', 429);
 			expect(item).toMatchObject({ outcome: 'failed', idempotency_key: expect.any(String) });
 			expect((await env.sb.control.counters()).createsByIdempotencyKey[String(item.idempotency_key)]).toBe(1);
-			expect(String(item.description)).toContain('An earlier attempt of this request got no answer');
-			expect(String(item.description)).toContain('it may have gone through');
+			expect(String(item.description)).toContain('An earlier attempt of this request got no answer.');
+			expectUncertain(item.description);
+		});
+
+		it('says a payout that ended in 503 may have moved money, that a Retry of this execution is safe and a new run pays again', async () => {
+			await run({ resource: 'account', operation: 'get', options: FAST });
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '503', retryAfterSeconds: 0, count: 3 });
+			const item = await expectFailure(payout({ amount: 3389, options: { maxRetries: 2, retryBaseDelayMs: 1 } }), 'PROVIDER_UNAVAILABLE', 503);
+			expectUncertain(item.description);
+			expect(String(item.description)).not.toContain('Try again later');
+		});
+
+		it.each([
+			['429', 'rate_limit_exceeded', 429],
+			['404', 'TRANSACTION_NOT_FOUND', 404],
+		] as const)('says a payout refused (%s) after an attempt answered 503 may have moved money', async (kind, code, status) => {
+			await run({ resource: 'account', operation: 'get', options: FAST });
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: '503', retryAfterSeconds: 0, count: 1 });
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind, retryAfterSeconds: 0, count: 5 });
+			const item = await expectFailure(payout({ amount: 3390, options: { maxRetries: 2, retryBaseDelayMs: 1 } }), code, status);
+			expect(String(item.description)).toContain('An earlier attempt of this request got HTTP 503');
+			expectUncertain(item.description);
 		});
 
 		it('creates exactly one payout with n8n Retry On Fail after a dropped connection', async () => {

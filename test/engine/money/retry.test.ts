@@ -1,6 +1,6 @@
 import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { buildWorkflow, moneyNode, retryExecution, type RunResult, runWorkflow } from '../../harness/engine';
+import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, type RunResult, runWorkflow } from '../../harness/engine';
 import { useSandboxEngine } from './setup';
 
 /**
@@ -38,6 +38,7 @@ function createParameters(resource: 'charge' | 'payout', identifier = '={{ $json
 		identifier,
 		channel: 'psp-a-tg',
 		accountType: '',
+		requireBusinessReference: false,
 		options: FAST,
 	};
 }
@@ -207,19 +208,6 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		expect(await ledgerOf('payout', [75_002])).toHaveLength(1);
 	});
 
-	it('refuses a create without a Business Reference in production when the node requires one, before any request', async () => {
-		const parameters = { ...createParameters('payout'), options: { ...FAST, requireBusinessReference: true } };
-		const money = moneyNode({ parameters: parameters as never });
-		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
-		const before = (await env.sb.control.counters()).requests.post_money_v1_payout ?? 0;
-		const result = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 76_001]), mode: 'trigger' });
-		expect(result.error()?.message).toContain('Business Reference');
-		expect((await env.sb.control.counters()).requests.post_money_v1_payout ?? 0).toBe(before);
-
-		const manual = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', 76_002]), mode: 'manual' });
-		expect(manual.error()).toBeUndefined();
-	});
-
 	it('in a sub-workflow (mode integrated) refuses a create without a Business Reference, before any request, and sends one with it', async () => {
 		const money = moneyNode({ parameters: createParameters('payout') as never });
 		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
@@ -232,6 +220,51 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		const second = buildWorkflow(env.engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
 		const sent = await runWorkflow(env.engine, second, { items: rows(['GM-1002', 77_002]), mode: 'integrated' });
 		expect(moneyItems(sent)[0].outcome).toBe('created');
+	});
+
+	it('Retry after the credential was edited to another API client refuses the rows sent to the first and sends the rows never sent', async () => {
+		const { sb, engine } = env;
+		const second = sb.info.otherClients[0];
+		const amounts = [79_101, 79_102, 900_103];
+		const original = moneyNode({ parameters: createParameters('payout') as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
+		await sb.control.updateClient(sb.info.clientId, { balance: 200_000 });
+		const failed = await runWorkflow(engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'trigger' });
+		expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox({ ...sb.info, ...second }));
+		try {
+			const continuing = { ...original, onError: 'continueRegularOutput' } as INode;
+			const retried = await retryExecution(engine, buildWorkflow(engine, { nodes: [trigger, continuing], connections: chain([trigger, continuing]) }), failed);
+			const items = moneyItems(retried);
+			expect(items.map((item) => [item.outcome, item.attempted])).toEqual([
+				['failed', false],
+				['failed', false],
+				['created', undefined],
+			]);
+			expect(String(items[0].error)).toBe(`Not sent: item 1 was already sent in this execution to the Money API client ${sb.info.clientId} at ${sb.info.baseUrl}, and this node now sends to client ${second.clientId} at ${sb.info.baseUrl}`);
+			const [first, other] = await Promise.all([sb.control.ledger(), sb.control.ledger(second.clientId)]);
+			const paid = (entries: typeof first.payouts) => entries.filter((entry) => amounts.includes(-entry.amount.value)).map((entry) => -entry.amount.value);
+			expect([paid(first.payouts).sort(), paid(other.payouts)]).toEqual([amounts.slice(0, 2), [amounts[2]]]);
+		} finally {
+			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
+		}
+	});
+
+	it('a new execution with the same Business Reference on another API client pays again (a limit: the API keeps keys per client, and a new execution has no memory)', async () => {
+		const { sb, engine } = env;
+		const second = sb.info.otherClients[0];
+		const referenced = moneyNode({ parameters: { ...createParameters('payout'), businessReference: `order-79201-${Date.now()}` } as never });
+		const workflow = buildWorkflow(engine, { nodes: [trigger, referenced], connections: chain([trigger, referenced]) });
+		await runWorkflow(engine, workflow, { items: rows(['GM-1002', 79_201]), mode: 'trigger' });
+		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox({ ...sb.info, ...second }));
+		try {
+			const again = await runWorkflow(engine, workflow, { items: rows(['GM-1002', 79_201]), mode: 'trigger' });
+			expect(moneyItems(again)[0].outcome).toBe('created');
+			const onEach = await Promise.all([sb.control.ledger(), sb.control.ledger(second.clientId)]);
+			expect(onEach.map((ledger) => ledger.payouts.filter((entry) => entry.amount.value === -79_201).length)).toEqual([1, 1]);
+		} finally {
+			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
+		}
 	});
 
 	describe('Retry with the currently saved workflow, changed since the failure', () => {

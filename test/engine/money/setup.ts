@@ -25,7 +25,7 @@ export interface SandboxEngine {
 }
 
 /**
- * Registers the hooks that start the sandbox (its client has PIN), load the engine (with `nodeTypes`
+ * Registers the hooks that start the sandbox (its first client has PIN; a second client, of another merchant, for credential changes), load the engine (with `nodeTypes`
  * from n8n-nodes-base) and store the Money credential as CREDENTIAL_ID, and that close the sandbox
  * after the file.
  */
@@ -34,7 +34,7 @@ export function useSandboxEngine(options: { nodeTypes?: string[]; credential?: I
 	let engine: Engine | undefined;
 
 	beforeAll(async () => {
-		sb = await startSandbox({ finalizeAfterMs: null, config: { clients: [{ pin: PIN }] } });
+		sb = await startSandbox({ finalizeAfterMs: null, config: { clients: [{ pin: PIN }, {}] } });
 		engine = await loadEngine(options.nodeTypes);
 		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, options.credential));
 	});

@@ -33,7 +33,7 @@ describe('error mapping (spec 7)', () => {
 		['IDEMPOTENCY_CONFLICT', 409, undefined, 'different payload'],
 		['UPSTREAM_ERROR', 502, undefined, 'retried'],
 		['PROVIDER_UNAVAILABLE', 503, undefined, 'retried'],
-		['INTERNAL_ERROR', 500, undefined, 'may have gone through'],
+		['INTERNAL_ERROR', 500, undefined, 'failed unexpectedly'],
 		['merchant_account_not_configured', 400, undefined, 'primary wallet'],
 		['merchant_profile_incomplete', 400, undefined, 'merchant profile'],
 		['merchant_not_linked', 403, undefined, 'link the client'],
@@ -51,32 +51,46 @@ describe('error mapping (spec 7)', () => {
 		expect(description).toContain(advice);
 	});
 
+	/** What a create whose outcome is unknown says: the money may have moved, a Retry is safe, a new run pays again. */
+	function expectUnknownOutcome(description: string) {
+		expect(description).toContain('The money may have moved');
+		expect(description).toContain('A Retry of this execution (or Retry On Fail) sends it again under the same idempotency key');
+		expect(description).toContain('a new run of the workflow pays it again unless a Business Reference is mapped');
+		expect(description).not.toContain('Try again later');
+	}
+
 	it.each([
 		[502, 'UPSTREAM_ERROR'],
 		[502, undefined],
+		[503, 'PROVIDER_UNAVAILABLE'],
+		[503, undefined],
 		[504, undefined],
 		[500, 'INTERNAL_ERROR'],
 		[500, undefined],
-	])('warns that a create answered %s (%s) may have gone through, and how to resend it safely', (httpCode, errorCode) => {
-		const { description } = explainFailure({ httpCode, errorCode });
-		expect(description).toContain('may have gone through');
-		expect(description).toContain('same idempotency key');
+		[undefined, undefined],
+	])('says a create that ended in %s (%s) may have moved money, and how to send it again safely', (httpCode, errorCode) => {
+		expectUnknownOutcome(explainFailure({ httpCode, errorCode, transportMessage: 'socket hang up', createOutcomeUnknown: true }).description);
+		expect(explainFailure({ httpCode, errorCode, transportMessage: 'socket hang up' }).description).not.toContain('may have moved');
 	});
 
 	it.each([
 		[429, 'rate_limit_exceeded', 'no answer'],
+		[401, 'unauthenticated', 'HTTP 503'],
 		[402, 'INSUFFICIENT_FUNDS', 'HTTP 502'],
-		[503, 'PROVIDER_UNAVAILABLE', 'HTTP 504'],
-	])('warns that a create refused with %s (%s) after an attempt that got %s may have gone through', (httpCode, errorCode, earlierUnanswered) => {
-		const { description } = explainFailure({ httpCode, errorCode, earlierUnanswered, attempts: 3 });
-		expect(description).toContain(`An earlier attempt of this request got no answer (${earlierUnanswered})`);
-		expect(description).toContain('it may have gone through');
-		expect(explainFailure({ httpCode, errorCode, attempts: 3 }).description).not.toContain('may have gone through');
+	])('says a create refused with %s (%s) after an attempt that got %s may have moved money', (httpCode, errorCode, earlierUnanswered) => {
+		const { description } = explainFailure({ httpCode, errorCode, earlierUnanswered, createOutcomeUnknown: true, attempts: 3 });
+		expect(description).toContain(`An earlier attempt of this request got ${earlierUnanswered}.`);
+		expectUnknownOutcome(description);
+		expect(explainFailure({ httpCode, errorCode, attempts: 3 }).description).not.toContain('may have moved');
 	});
 
-	it('says once, not twice, that a create answered 502 after a lost attempt may have gone through', () => {
-		const { description } = explainFailure({ httpCode: 502, errorCode: 'UPSTREAM_ERROR', earlierUnanswered: 'no answer' });
-		expect(description.split('may have gone through')).toHaveLength(2);
+	it('says once, not twice, that a create answered 502 after a lost attempt may have moved money', () => {
+		const { description } = explainFailure({ httpCode: 502, errorCode: 'UPSTREAM_ERROR', earlierUnanswered: 'no answer', createOutcomeUnknown: true });
+		expect(description.split('may have moved')).toHaveLength(2);
+	});
+
+	it('tells a read that failed on a 5xx to try again later', () => {
+		expect(explainFailure({ httpCode: 503, errorCode: 'service_unavailable', attempts: 4 }).description).toBe('The data could not be loaded upstream; the node already retried with backoff. Try again later. (4 attempts made)');
 	});
 
 	it('says after IDEMPOTENCY_CONFLICT that the payment exists, and that another Business Reference would pay it again', () => {
@@ -92,7 +106,7 @@ describe('error mapping (spec 7)', () => {
 			description: expect.stringContaining('Unrecognised error code TEAPOT'),
 		});
 		expect(explainFailure({ httpCode: 401 }).description).toContain('Client Secret');
-		expect(explainFailure({ httpCode: 599 }).description).toContain('try again later');
+		expect(explainFailure({ httpCode: 599 }).description).toContain('Try again later');
 		expect(explainFailure({ transportMessage: 'socket hang up', attempts: 4 }).message).toBe(
 			'Money API request failed after 4 attempts: socket hang up',
 		);
@@ -159,5 +173,19 @@ describe('error mapping (spec 7)', () => {
 		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 		expect(failureFromThrown(new NodeApiError(node, reset as unknown as JsonObject))).toMatchObject({ retryable: true, failure: { transportMessage: 'socket hang up (ECONNRESET)' } });
 		expect(failureFromThrown(new Error('Money API token request failed (HTTP 401, invalid_client): check'))).toMatchObject({ retryable: false });
+	});
+});
+
+describe('a create whose outcome is unknown says so whatever its last failure was', () => {
+	it('a clock refusal (401) after an attempt answered 503', () => {
+		const { message, description } = explainFailure({ httpCode: 401, serverDate: new Date(Date.now() - 3_600_000).toUTCString(), createOutcomeUnknown: true, earlierUnanswered: 'HTTP 503' });
+		expect(message).toContain('clock');
+		expect(description).toContain('An earlier attempt of this request got HTTP 503. The money may have moved');
+	});
+
+	it('a token that could not be fetched after an attempt that got no answer: something was sent', () => {
+		const { description } = explainFailure({ transportMessage: 'Money API token request failed: ECONNREFUSED', createOutcomeUnknown: true, earlierUnanswered: 'no answer' });
+		expect(description).not.toContain('nothing was sent');
+		expect(description).toContain('The money may have moved');
 	});
 });

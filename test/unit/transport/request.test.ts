@@ -141,3 +141,22 @@ describe('moneyApiRequest', () => {
 		]);
 	});
 });
+
+describe('a create whose outcome is unknown says so', () => {
+	const unavailable = { statusCode: 503, body: { error_code: 'PROVIDER_UNAVAILABLE' } };
+	const tooMany = { statusCode: 429, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': '0' } };
+
+	it('a POST that ends in 503, or in 429 after a 503, may have moved money; a GET that ends in 503 is to be tried later', async () => {
+		const descriptionOf = async (method: 'GET' | 'POST', replies: Reply[]) => {
+			const { context } = fakeContext(replies);
+			const error = await moneyApiRequest.call(context, method, '/money/v1/payout', { retry: { maxRetries: 1, baseDelayMs: 1 } }).catch((thrown: unknown) => thrown);
+			return String((error as { description?: string }).description);
+		};
+		expect(await descriptionOf('POST', [unavailable, unavailable])).toContain('The money may have moved');
+		expect(await descriptionOf('POST', [unavailable, tooMany])).toMatch(/An earlier attempt of this request got HTTP 503\. The money may have moved/);
+		expect(await descriptionOf('POST', [tooMany, tooMany])).not.toContain('may have moved');
+		const read = await descriptionOf('GET', [unavailable, unavailable]);
+		expect(read).not.toContain('may have moved');
+		expect(read).toContain('Try again later');
+	});
+});

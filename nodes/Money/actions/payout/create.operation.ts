@@ -1,4 +1,4 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
@@ -18,10 +18,7 @@ import {
 	requireBusinessReferenceOffNotice,
 	toolModeFields,
 } from '../../descriptions/createFields';
-import { businessReferenceOf, guardToolMode, walletPinOf } from '../../helpers/create/guards';
-import { readCreateBody } from '../../helpers/create/input';
-import { refuseUnsafeReferences } from '../../helpers/create/referenceCheck';
-import { type CreateRequest, sendCreate, withFinalStatus } from '../../helpers/create/send';
+import { createItem } from '../../helpers/create/createItem';
 import type { OperationContext } from '../node.type';
 
 const BENEFICIARY: Party = { label: 'Beneficiary', verb: 'paid' };
@@ -40,19 +37,10 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	requireBusinessReferenceOffNotice,
 	additionalFields('debit'),
 	...toolModeFields('payout', 'pay out'),
-	createOptions('payout', 1),
-	createOptions('payout', 2),
+	createOptions('payout'),
 ]);
 
-/** Validates, checks the guards, derives the idempotency key, sends once (paced), optionally waits for the final status. */
+/** Reads and checks the item, refuses what must not be sent, sends once (paced), optionally waits for the final status. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
-	await refuseUnsafeReferences.call(this, 'payout', itemIndex);
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	const body = await readCreateBody.call(this, 'payout', itemIndex);
-	if (context.isToolMode) guardToolMode.call(this, 'payout', body.amount as number, itemIndex);
-	const pin = await walletPinOf.call(this, options, itemIndex, context);
-	const businessReference = businessReferenceOf.call(this, 'payout', options, itemIndex);
-	const request: CreateRequest = { resource: 'payout', body, pin, businessReference, itemIndex, options, settings: context.callSettings(itemIndex) };
-	const created = await sendCreate.call(this, request, context);
-	return [{ json: await withFinalStatus.call(this, request, created), pairedItem: { item: itemIndex } }];
+	return await createItem.call(this, 'payout', itemIndex, context);
 }

@@ -1,30 +1,39 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
+import type { CallSettings, OperationContext } from '../../actions/node.type';
+import { stampBusinessReference } from '../businessReference';
+import { apiClientOf } from './request/apiClient';
 import { fieldError, type CreateInput, validateCreateInput } from '../validation';
 
-/** A create's parameters read for one item and checked against every rule the API documents, before anything is sent. */
+/** One item's create, its parameters read once and checked against every rule the API documents, before anything is sent. */
+export interface CreateRequest {
+	resource: TransactionResource;
+	itemIndex: number;
+	/** The request body without the PIN, the Business Reference stamped into its metadata. */
+	body: IDataObject;
+	/** '' when none. */
+	businessReference: string;
+	pin: string;
+	options: IDataObject;
+	/** With the node run's credential (OperationContext.credential): every call of this create goes with it. */
+	settings: CallSettings;
+	/** An AI agent runs the node as a tool. */
+	toolMode: boolean;
+	/** The API client the node run's credential names (request/apiClient.ts). */
+	apiClient: string;
+}
 
 async function readDocument(this: IExecuteFunctions, itemIndex: number, field: string): Promise<Buffer> {
 	this.helpers.assertBinaryData(itemIndex, field);
 	return await this.helpers.getBinaryDataBuffer(itemIndex, field);
 }
 
-/**
- * The request body of a create, without the PIN; a broken rule stops the item naming the parameter.
- * `withDocument: false` leaves the payment reference document unread (what only the movement needs).
- */
-export async function readCreateBody(
-	this: IExecuteFunctions,
-	resource: TransactionResource,
-	itemIndex: number,
-	{ withDocument = true }: { withDocument?: boolean } = {},
-): Promise<IDataObject> {
+/** The request body of a create, without the PIN; a broken rule stops the item naming the parameter. */
+export async function readCreateBody(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): Promise<IDataObject> {
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject;
 	const metadata = (additional.metadata as IDataObject | undefined)?.entries as CreateInput['metadata'];
-	const documentField = withDocument && typeof additional.paymentReferenceDocumentField === 'string'
-		? additional.paymentReferenceDocumentField.trim()
-		: '';
+	const documentField = typeof additional.paymentReferenceDocumentField === 'string' ? additional.paymentReferenceDocumentField.trim() : '';
 
 	const input: CreateInput = {
 		amount: this.getNodeParameter('amount', itemIndex),
@@ -42,4 +51,68 @@ export async function readCreateBody(
 	const validation = validateCreateInput(resource, input);
 	if (!validation.ok) throw fieldError(this.getNode(), validation.problem, itemIndex);
 	return validation.body;
+}
+
+function describeReference(value: unknown): string {
+	if (value === undefined || value === null) return 'nothing';
+	if (typeof value === 'string') return 'an empty text';
+	if (Array.isArray(value)) return 'a list';
+	return `a ${typeof value}`;
+}
+
+/** What the Business Reference parameter gives for one item. */
+type ReferenceReading =
+	| { kind: 'reference'; value: string }
+	/** Not set: the parameter is empty and not an expression. */
+	| { kind: 'none' }
+	| { kind: 'whitespace' }
+	/** An expression that gave nothing usable (empty, null, a list, an object). */
+	| { kind: 'empty'; given: string };
+
+/**
+ * The Business Reference is the payment's identity across runs (docs/decisions.md#d4). A value that
+ * is only whitespace, or a mapped value that gives nothing or a non-scalar, is not a reference: the
+ * create is refused (refusals/runReferences.ts), never sent under a per-run key or "[object Object]".
+ */
+export function readReference(this: IExecuteFunctions, itemIndex: number): ReferenceReading {
+	const value = this.getNodeParameter('businessReference', itemIndex, '') as unknown;
+	if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'reference', value: String(value) };
+	if (typeof value === 'string' && value.trim() !== '') return { kind: 'reference', value: value.trim() };
+	if (typeof value === 'string' && value !== '') return { kind: 'whitespace' };
+	const configured = this.getNode().parameters.businessReference;
+	const isMapped = typeof configured === 'string' && configured.startsWith('=');
+	return isMapped ? { kind: 'empty', given: describeReference(value) } : { kind: 'none' };
+}
+
+/** The item's Business Reference, '' when it has none (or none that is a reference: refused before anything is sent). */
+export function readBusinessReference(this: IExecuteFunctions, itemIndex: number): string {
+	const reading = readReference.call(this, itemIndex);
+	return reading.kind === 'reference' ? reading.value : '';
+}
+
+/** The wallet PIN: the node's Wallet PIN option, else the credential's. Never from item data. */
+function walletPinOf(this: IExecuteFunctions, options: IDataObject, itemIndex: number, credentials: ICredentialDataDecryptedObject): string {
+	const overridePin = typeof options.walletPin === 'string' ? options.walletPin : '';
+	const pin = overridePin !== '' ? overridePin : String(credentials.walletPinSecret ?? '');
+	if (pin === '') {
+		throw fieldError(
+			this.getNode(),
+			{ parameter: 'Wallet PIN', field: 'pin', rule: 'is missing: set Wallet PIN in the Money API credential (or the Wallet PIN option of this node)' },
+			itemIndex,
+		);
+	}
+	return pin;
+}
+
+/** Reads one item's create: its body (the Business Reference stamped into the metadata), the reference, the PIN, the Options. */
+export async function readCreate(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number, context: OperationContext): Promise<CreateRequest> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const body = await readCreateBody.call(this, resource, itemIndex);
+	const businessReference = readBusinessReference.call(this, itemIndex);
+	const stampProblem = stampBusinessReference(body, businessReference);
+	if (stampProblem) throw fieldError(this.getNode(), stampProblem, itemIndex);
+	const credential = await context.credential();
+	const pin = walletPinOf.call(this, options, itemIndex, credential.data ?? {});
+	const settings = { ...context.callSettings(itemIndex), credential };
+	return { resource, itemIndex, body, businessReference, pin, options, settings, toolMode: context.isToolMode, apiClient: apiClientOf(credential.data ?? {}) };
 }

@@ -1,7 +1,5 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { storedAnchorOf } from './idempotency';
-
 /**
  * Kept in the node's execution context from the start of its first create run: whether this
  * execution replays a run of the node that n8n lost. Stored rather than judged again, so that every
@@ -31,7 +29,7 @@ export function replaysLostRun(context: IExecuteFunctions): boolean {
 	const nodeContext = context.getContext('node');
 	const known = nodeContext[LOST_RUN_KEY];
 	if (typeof known === 'boolean') return known;
-	const verdict = context.getMode() === 'retry' && storedAnchorOf(context) === undefined && startedBefore(context);
+	const verdict = context.getMode() === 'retry' && startedBefore(context);
 	nodeContext[LOST_RUN_KEY] = verdict;
 	return verdict;
 }

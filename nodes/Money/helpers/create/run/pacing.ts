@@ -1,8 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 /** The spec's payout velocity: 20 payouts per rolling 5-minute window. */
-export const DEFAULT_VELOCITY_LIMIT = 20;
-export const DEFAULT_VELOCITY_WINDOW_SECONDS = 300;
+const DEFAULT_VELOCITY_LIMIT = 20;
+const DEFAULT_VELOCITY_WINDOW_SECONDS = 300;
 
 /**
  * Our send times are taken when the answer arrives, after the server counted the payout, so a

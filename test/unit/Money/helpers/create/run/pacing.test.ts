@@ -2,7 +2,7 @@ import {
 	minimumPacedDurationMs,
 	VelocityPacer,
 	velocitySettingsFrom,
-} from '../../../../nodes/Money/helpers/pacing';
+} from '../../../../../../nodes/Money/helpers/create/run/pacing';
 
 describe('velocity pacing', () => {
 	it('takes limit and window from the credential, the spec values when empty or invalid', () => {

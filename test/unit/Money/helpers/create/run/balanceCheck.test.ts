@@ -1,4 +1,4 @@
-import { findOverdraft, walletFromAccount } from '../../../../nodes/Money/helpers/balanceCheck';
+import { findOverdraft, walletFromAccount } from '../../../../../../nodes/Money/helpers/create/run/balanceCheck';
 
 const WALLET = { number: 'WAL-XOF-1', value: 10_000, currency: 'XOF' };
 

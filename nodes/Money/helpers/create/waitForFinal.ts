@@ -1,21 +1,23 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { PENDING_STATUS, type TransactionResource } from '../../api/values';
-import { ROUTES } from '../../api/routes';
-import { cancelSignalOf, waitUnlessCancelled } from '../../transport/cancellation';
-import { asNodeError } from '../../transport/errors';
-import { moneyApiRequest } from '../../transport/request';
-import { type RetryPolicy } from '../../transport/retry';
+import { PENDING_STATUS, type TransactionResource } from '../../../api/values';
+import { ROUTES } from '../../../api/routes';
+import { cancelSignalOf, waitUnlessCancelled } from '../../../transport/cancellation';
+import { asNodeError } from '../../../transport/errors';
+import { moneyApiRequest } from '../../../transport/request';
+import { type RetryPolicy } from '../../../transport/retry';
+import type { CreateRequest } from './input';
 
-export interface WaitOptions {
+interface WaitOptions {
 	timeoutMs: number;
 	firstIntervalMs: number;
 	retry: RetryPolicy;
 	timeoutPerRequestMs?: number;
 	itemIndex: number;
+	credential?: ICredentialsDecrypted;
 }
 
-export interface WaitOutcome {
+interface WaitOutcome {
 	final_status_reached: boolean;
 	status: string | null;
 	transaction: IDataObject | null;
@@ -26,7 +28,7 @@ export interface WaitOutcome {
 const INTERVAL_GROWTH = 1.5;
 const INTERVAL_CAP_MS = 30_000;
 
-export function statusLabelOf(envelope: IDataObject | null): string | null {
+function statusLabelOf(envelope: IDataObject | null): string | null {
 	const status = envelope?.status;
 	if (status && typeof status === 'object' && typeof (status as IDataObject).label === 'string') {
 		return (status as IDataObject).label as string;
@@ -58,6 +60,7 @@ export async function waitForFinalStatus(
 				itemIndex: options.itemIndex,
 				retry: options.retry,
 				timeoutMs: options.timeoutPerRequestMs,
+				credential: options.credential,
 			});
 		} catch (error) {
 			if (signal?.aborted) return cancelled();
@@ -72,5 +75,27 @@ export async function waitForFinalStatus(
 		if (remaining <= 0) return { final_status_reached: false, status, transaction };
 		if (await waitUnlessCancelled(Math.min(interval, remaining), signal)) return cancelled();
 		interval = Math.min(interval * INTERVAL_GROWTH, INTERVAL_CAP_MS);
+	}
+}
+
+/**
+ * With the Wait for Final Status option: reads the transaction again until its status is final
+ * and adds what it found; a failed wait is reported on the item, never as a failed create.
+ */
+export async function withFinalStatus(this: IExecuteFunctions, create: CreateRequest, created: IDataObject): Promise<IDataObject> {
+	const { options, settings, itemIndex } = create;
+	if (options.waitForFinalStatus !== true || typeof created.reference !== 'string') return created;
+	try {
+		const outcome = await waitForFinalStatus.call(this, create.resource, created.reference, {
+			timeoutMs: Number(options.waitTimeoutSeconds ?? 60) * 1000,
+			firstIntervalMs: Number(options.pollIntervalMs ?? 2000),
+			retry: settings.retry,
+			timeoutPerRequestMs: settings.timeoutMs,
+			itemIndex,
+			credential: settings.credential,
+		});
+		return { ...created, ...outcome };
+	} catch (error) {
+		return { ...created, final_status_reached: false, status: null, wait_error: error instanceof Error ? error.message : String(error) };
 	}
 }

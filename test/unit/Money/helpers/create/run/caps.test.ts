@@ -1,4 +1,4 @@
-import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from '../../../../nodes/Money/helpers/caps';
+import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from '../../../../../../nodes/Money/helpers/create/run/caps';
 
 const SANDBOX_DETAILS = {
 	min_amount: 100,

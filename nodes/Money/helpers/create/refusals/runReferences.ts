@@ -3,11 +3,10 @@ import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../../api/values';
-import { stampBusinessReference } from '../businessReference';
-import { stableStringify } from '../idempotency';
-import { readReference } from './guards';
-import { readCreateBody } from './input';
+import type { TransactionResource } from '../../../../api/values';
+import { stampBusinessReference } from '../../businessReference';
+import { readCreateBody, readReference } from '../input';
+import { stableStringify } from '../request/idempotencyKey';
 
 /**
  * Business References that are not references (docs/idempotency.md): an expression such as
@@ -23,7 +22,7 @@ const verdicts = new WeakMap<IExecuteFunctions, Promise<RunRefusal | undefined>>
 const LISTED_ITEMS = 8;
 
 /** "item 2", "items 1, 2 and 3", "items 1, 2, 3, 4, 5, 6 and 94 more" (1-based). */
-export function itemList(indices: number[]): string {
+function itemList(indices: number[]): string {
 	const numbers = indices.map((index) => String(index + 1));
 	if (numbers.length === 1) return `item ${numbers[0]}`;
 	if (numbers.length > LISTED_ITEMS) return `items ${numbers.slice(0, LISTED_ITEMS - 2).join(', ')} and ${numbers.length - LISTED_ITEMS + 2} more`;
@@ -96,13 +95,12 @@ async function verdictOf(context: IExecuteFunctions, resource: TransactionResour
 	};
 }
 
-/** Throws the run's refusal for this item when the run's Business References are not references; decided once per node run. */
-export async function refuseUnsafeReferences(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): Promise<void> {
-	let verdict = verdicts.get(this);
+/** The run's refusal for this item when the run's Business References are not references; decided once per node run. */
+export async function runReferencesRefusal(context: IExecuteFunctions, resource: TransactionResource, itemIndex: number): Promise<NodeOperationError | undefined> {
+	let verdict = verdicts.get(context);
 	if (!verdict) {
-		verdict = verdictOf(this, resource);
-		verdicts.set(this, verdict);
+		verdict = verdictOf(context, resource);
+		verdicts.set(context, verdict);
 	}
-	const refusal = await verdict;
-	if (refusal) throw refusal(itemIndex);
+	return (await verdict)?.(itemIndex);
 }

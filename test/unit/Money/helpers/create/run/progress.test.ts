@@ -1,4 +1,4 @@
-import { progressLine, shouldReport } from '../../../../nodes/Money/helpers/progress';
+import { progressLine, shouldReport } from '../../../../../../nodes/Money/helpers/create/run/progress';
 
 describe('run progress', () => {
 	it('reports every 10 items and at the end, on runs of 10 or more', () => {

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 /** A progress line every this many items, and at the last one, on runs of at least that size. */
-export const PROGRESS_EVERY = 10;
+const PROGRESS_EVERY = 10;
 
 export interface RunCounts {
 	created: number;

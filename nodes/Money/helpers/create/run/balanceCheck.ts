@@ -1,27 +1,26 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ROUTES } from '../../api/routes';
-import { moneyApiRequest } from '../../transport/request';
-import { type CallSettings } from '../actions/node.type';
-import { readBusinessReference } from './create/guards';
-import { readCreateBody } from './create/input';
-import { SentCreates } from './create/sentCreates';
-import { idempotencyKeyOf } from './idempotency';
+import { ROUTES } from '../../../../api/routes';
+import { moneyApiRequest } from '../../../../transport/request';
+import { type CallSettings } from '../../../actions/node.type';
+import { readBusinessReference } from '../input';
+import { idempotencyKeyOf } from '../request/idempotencyKey';
+import { SentCreates } from '../request/sentCreates';
 
-export interface PlannedPayout {
+interface PlannedPayout {
 	amount: unknown;
 	currency: unknown;
 	accountNumber?: unknown;
 }
 
-export interface WalletBalance {
+interface WalletBalance {
 	number: string;
 	value: number;
 	currency: string;
 }
 
-export interface Overdraft {
+interface Overdraft {
 	currency: string;
 	total: number;
 	balance: number;
@@ -75,7 +74,7 @@ function refusal(
 	};
 }
 
-export function overdraftRefusal(context: IExecuteFunctions, overdraft: Overdraft, alreadyPaid = 0): RunRefusal {
+function overdraftRefusal(context: IExecuteFunctions, overdraft: Overdraft, alreadyPaid = 0): RunRefusal {
 	const { currency, total, balance, shortfall, wallet, items } = overdraft;
 	const notCounted = alreadyPaid > 0 ? ` (${alreadyPaid} rows this execution already paid are not counted)` : '';
 	return refusal(
@@ -98,11 +97,9 @@ function parameterOrUndefined(context: IExecuteFunctions, name: string, itemInde
  * True when this execution's node already had the row's payout accepted (a Retry of the execution
  * carries that memory): it comes back replayed and moves no money, so the balance need not cover it.
  */
-async function acceptedBefore(context: IExecuteFunctions, sentCreates: SentCreates, itemIndex: number): Promise<boolean> {
+function acceptedBefore(context: IExecuteFunctions, sentCreates: SentCreates, itemIndex: number): boolean {
 	try {
-		const body = await readCreateBody.call(context, 'payout', itemIndex, { withDocument: false });
-		const key = idempotencyKeyOf(context, 'payout', body, readBusinessReference.call(context, itemIndex), itemIndex);
-		return sentCreates.isAccepted(key);
+		return sentCreates.isAccepted(idempotencyKeyOf(context, 'payout', readBusinessReference.call(context, itemIndex), itemIndex));
 	} catch {
 		return false; // the row fails on its own before any request
 	}
@@ -121,7 +118,7 @@ export async function checkRunBalance(
 	const planned: PlannedPayout[] = [];
 	let alreadyPaid = 0;
 	for (let itemIndex = 0; itemIndex < this.getInputData().length; itemIndex++) {
-		if (!sentCreates.isEmpty && (await acceptedBefore(this, sentCreates, itemIndex))) {
+		if (!sentCreates.isEmpty && acceptedBefore(this, sentCreates, itemIndex)) {
 			alreadyPaid++;
 			continue;
 		}
@@ -133,7 +130,7 @@ export async function checkRunBalance(
 	}
 	let account: IDataObject;
 	try {
-		account = await moneyApiRequest.call(this, 'GET', ROUTES.account, { retry: settings.retry, timeoutMs: settings.timeoutMs });
+		account = await moneyApiRequest.call(this, 'GET', ROUTES.account, { retry: settings.retry, timeoutMs: settings.timeoutMs, credential: settings.credential });
 	} catch (error) {
 		return refusal(
 			this,

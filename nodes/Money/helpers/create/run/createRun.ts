@@ -1,65 +1,26 @@
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { type TransactionResource } from '../../api/values';
-import { cancelledError, cancelSignalOf, waitUnlessCancelled } from '../../transport/cancellation';
-import { asNodeError, type NodeError } from '../../transport/errors';
-import { type CallSettings } from '../actions/node.type';
+import { type TransactionResource } from '../../../../api/values';
+import { cancelledError, cancelSignalOf, waitUnlessCancelled } from '../../../../transport/cancellation';
+import { asNodeError, type NodeError } from '../../../../transport/errors';
+import { type CallSettings } from '../../../actions/node.type';
 import { checkRunBalance, type RunRefusal } from './balanceCheck';
 import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from './caps';
 import { VelocityPacer, velocitySettingsFrom, type VelocitySettings } from './pacing';
 import { announce, progressLine, shouldReport, type RunCounts } from './progress';
 
-export type OnVelocityLimit = 'wait' | 'fail';
+type OnVelocityLimit = 'wait' | 'fail';
 
-export interface CreateRunSettings {
+interface CreateRunSettings {
 	onVelocityLimit: OnVelocityLimit;
 	maxTotalWaitMs: number;
 	checkBalanceFirst: boolean;
 	velocity: VelocitySettings;
 }
 
-const DEFAULT_MAX_TOTAL_WAIT_MINUTES = 60;
-
-export function createRunOptions(resource: TransactionResource): INodeProperties[] {
-	const noun = resource === 'payout' ? 'payouts' : 'charges';
-	const options: INodeProperties[] = [
-		{
-			displayName: 'Maximum Total Wait (Minutes)',
-			name: 'maxTotalWaitMinutes',
-			type: 'number',
-			typeOptions: { minValue: 0, numberPrecision: 2 },
-			default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
-			description: `With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining ${noun} fail without being sent.`,
-		},
-		{
-			displayName: 'On Velocity Limit',
-			name: 'onVelocityLimit',
-			type: 'options',
-			options: [
-				{
-					name: 'Wait',
-					value: 'wait',
-					description: `Pace the ${noun} to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key`,
-				},
-				{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
-			],
-			default: 'wait',
-			description: `What to do when the next ${resource} would exceed the API's velocity limit (payouts: 20 per rolling 5 minutes unless the credential says otherwise)`,
-		},
-	];
-	if (resource === 'payout') {
-		options.unshift({
-			displayName: 'Check Balance First',
-			name: 'checkBalanceFirst',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
-		});
-	}
-	return options;
-}
+/** The default of the option Maximum Total Wait (descriptions/createFields.ts). */
+export const DEFAULT_MAX_TOTAL_WAIT_MINUTES = 60;
 
 export function createRunSettings(options: IDataObject, credentials: ICredentialDataDecryptedObject): CreateRunSettings {
 	const minutes = Number(options.maxTotalWaitMinutes ?? DEFAULT_MAX_TOTAL_WAIT_MINUTES);
@@ -71,7 +32,7 @@ export function createRunSettings(options: IDataObject, credentials: ICredential
 	};
 }
 
-export interface CreateAttempt {
+interface CreateAttempt {
 	resource: TransactionResource;
 	itemIndex: number;
 	idempotencyKey: string;

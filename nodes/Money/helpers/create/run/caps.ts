@@ -4,7 +4,7 @@ import type { IDataObject } from 'n8n-workflow';
  * What a refused create means for the rest of the run. A velocity refusal clears by waiting; a
  * daily or monthly cap, or a balance that is too low, does not clear within a run.
  */
-export type RefusalKind = 'velocity' | 'daily_cap' | 'monthly_cap' | 'insufficient_funds' | 'other';
+type RefusalKind = 'velocity' | 'daily_cap' | 'monthly_cap' | 'insufficient_funds' | 'other';
 
 const FAMILIES: Array<{ kind: RefusalKind; fields: string[] }> = [
 	{ kind: 'velocity', fields: ['velocity_limit', 'velocity_window_seconds', 'velocity_used'] },
@@ -57,7 +57,7 @@ export interface RunStop {
 }
 
 /** The wallet a create debits: its currency and account number (empty: the default wallet). */
-export interface CreateScope {
+interface CreateScope {
 	resource: string;
 	currency: string;
 	accountNumber?: string;

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../../api/values';
-import { movementChanges, sameMovement } from '../idempotency';
+import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../../../api/values';
+import { stableStringify } from './idempotencyKey';
 
 /**
  * What this node sent under each idempotency key, kept in the node's execution context, which n8n
@@ -17,7 +17,7 @@ import { movementChanges, sameMovement } from '../idempotency';
  */
 const SENT_CREATES_KEY = 'moneySentCreates';
 /**
- * The key each row was sent under, by its place (run index and item index, idempotency.ts
+ * The key each row was sent under, by its place (run index and item index, idempotencyKey.ts
  * rowPlaceOf): a row sent in this execution is never sent again under another key, whatever a
  * Retry with the currently saved workflow now maps for it (a Business Reference added or changed).
  */
@@ -26,6 +26,8 @@ const DOCUMENT_DIGEST_FIELD = 'ref_document_sha256';
 
 interface SentCreate {
 	body: IDataObject;
+	/** The API client it was sent to (apiClient.ts): the API keeps idempotency keys per client. */
+	client: string;
 	/** The API answered 2xx: the key is committed there and this body is what it holds. */
 	accepted?: true;
 	/** A send under the key got no answer or a 5xx: the API may hold it although nothing said so. */
@@ -64,13 +66,25 @@ function withDocument(stored: IDataObject, fresh: IDataObject): IDataObject | un
 	return { ...stored, payment_reference: Object.fromEntries(entries) as IDataObject };
 }
 
-export type MovementChange = ReturnType<typeof movementChanges>[number];
+/**
+ * What defines the movement of money in a create body: the fields that say how much goes where.
+ * Never its free text (Message, Metadata, payment reference), which a Retry evaluates again.
+ */
+const MOVEMENT_FIELDS = (resource: TransactionResource): string[] => ['amount', 'currency', PARTY_FIELD[resource], 'channel', ACCOUNT_TYPE_FIELD[resource], 'account_number'];
 
-export type ResendBody =
-	| { body: IDataObject; resend: boolean }
-	| { documentChanged: true }
-	/** The API accepted another movement under this key: the row was paid with other values. */
-	| { paidWith: IDataObject; changes: MovementChange[] };
+export interface MovementChange {
+	/** The API field. */
+	field: string;
+	before: unknown;
+	now: unknown;
+}
+
+/** The fields of the movement in which two create bodies differ, with both values (none: the same movement). */
+export function movementChanges(resource: TransactionResource, before: IDataObject, now: IDataObject): MovementChange[] {
+	return MOVEMENT_FIELDS(resource)
+		.map((field) => ({ field, before: before[field] ?? null, now: now[field] ?? null }))
+		.filter(({ before: was, now: is }) => stableStringify(was) !== stableStringify(is));
+}
 
 function objectIn(nodeContext: IDataObject, name: string): IDataObject {
 	const existing = nodeContext[name];
@@ -98,6 +112,12 @@ export class SentCreates {
 		return entry && (entry.accepted || entry.uncertain) ? (key as string) : undefined;
 	}
 
+	/** The API client that holds, or may hold, what was sent under this key. */
+	heldBy(key: string): string | undefined {
+		const entry = this.entry(key);
+		return entry && (entry.accepted || entry.uncertain) ? entry.client : undefined;
+	}
+
 	/** The body kept under a key (the document by its digest). */
 	keptBody(key: string): IDataObject | undefined {
 		return this.entry(key)?.body;
@@ -116,32 +136,39 @@ export class SentCreates {
 		return Object.keys(this.byKey).length === 0;
 	}
 
+	/** How the row's values differ from those the API accepted under this key (none: not accepted, or the same movement). */
+	changesSinceAccepted(resource: TransactionResource, key: string, fresh: IDataObject): MovementChange[] {
+		const earlier = this.entry(key);
+		return earlier?.accepted ? movementChanges(resource, earlier.body, fresh) : [];
+	}
+
+	/** True when the body kept under this key moves the same money with another payment reference document. */
+	keptOtherDocument(resource: TransactionResource, key: string, fresh: IDataObject): boolean {
+		const earlier = this.entry(key);
+		return earlier !== undefined && movementChanges(resource, earlier.body, fresh).length === 0 && withDocument(earlier.body, fresh) === undefined;
+	}
+
 	/**
 	 * The body to send under `key`: the one first sent under it when it moves the same money as the
-	 * current item's. When the money differs: `paidWith` if the API accepted the first (the row was
-	 * paid; sending other values would be refused, IDEMPOTENCY_CONFLICT, and is not tried), else the
-	 * current body (the API holds the first or nothing, and says which). `documentChanged` when the
-	 * first send carried another document.
+	 * current item's (with the same document), else the current one. A key whose first body the API
+	 * may hold then gets the current body, and the API either refuses it (IDEMPOTENCY_CONFLICT: it
+	 * holds the first) or makes it (it held nothing).
 	 */
-	bodyFor(resource: TransactionResource, key: string, fresh: IDataObject): ResendBody {
+	bodyToSend(resource: TransactionResource, key: string, fresh: IDataObject): IDataObject {
 		const earlier = this.entry(key);
-		if (earlier && earlier.accepted && !sameMovement(resource, earlier.body, fresh)) {
-			return { paidWith: earlier.body, changes: movementChanges(resource, earlier.body, fresh) };
-		}
-		if (!earlier || !sameMovement(resource, earlier.body, fresh)) return { body: fresh, resend: false };
-		const body = withDocument(earlier.body, fresh);
-		return body ? { body, resend: true } : { documentChanged: true };
+		if (!earlier || movementChanges(resource, earlier.body, fresh).length > 0) return fresh;
+		return withDocument(earlier.body, fresh) ?? fresh;
 	}
 
 	/**
 	 * Called before each request: the body goes out, its answer may be lost. Another body under a
 	 * key whose first went unanswered stays uncertain: the API may hold the first.
 	 */
-	remember(key: string, body: IDataObject, place?: string): void {
+	remember(key: string, body: IDataObject, client: string, place?: string): void {
 		const earlier = this.entry(key);
 		const stored = storedForm(body);
-		const same = earlier !== undefined && JSON.stringify(earlier.body) === JSON.stringify(stored);
-		this.byKey[key] = same ? earlier : { body: stored, ...(earlier?.uncertain ? { uncertain: true as const } : {}) };
+		const same = earlier !== undefined && earlier.client === client && JSON.stringify(earlier.body) === JSON.stringify(stored);
+		this.byKey[key] = same ? earlier : { body: stored, client, ...(earlier?.uncertain ? { uncertain: true as const } : {}) };
 		if (place !== undefined) this.byPlace[place] = key;
 	}
 

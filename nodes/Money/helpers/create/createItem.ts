@@ -1,0 +1,22 @@
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { TransactionResource } from '../../../api/values';
+import type { OperationContext } from '../../actions/node.type';
+import { readCreate } from './input';
+import { refusalOf } from './refusals';
+import { replaysLostRun } from './refusals/lostRun';
+import { idempotencyKeyOf } from './request/idempotencyKey';
+import { sendCreate } from './request/send';
+import { withFinalStatus } from './waitForFinal';
+
+/** One item's charge or payout create, step by step (docs/architecture.md, "A create, step by step"). */
+export async function createItem(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	// Before anything can be sent or fail: a later Retry reads in the node's context that this run began.
+	replaysLostRun(this);
+	const create = await readCreate.call(this, resource, itemIndex, context);
+	const idempotencyKey = idempotencyKeyOf(this, resource, create.businessReference, itemIndex);
+	const refusal = await refusalOf.call(this, create, idempotencyKey);
+	if (refusal) throw refusal;
+	const created = await sendCreate.call(this, create, idempotencyKey, context);
+	return [{ json: await withFinalStatus.call(this, create, created), pairedItem: { item: itemIndex } }];
+}

@@ -1,0 +1,103 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { IDEMPOTENCY_HEADER, REPLAY_HEADER, ROUTES } from '../../../../api/routes';
+import { PARTY_FIELD, type TransactionResource } from '../../../../api/values';
+import { asNodeError } from '../../../../transport/errors';
+import { type MoneyApiAnswer, moneyApiCall } from '../../../../transport/request';
+import type { OperationContext } from '../../../actions/node.type';
+import type { CreateRequest } from '../input';
+import { rowPlaceOf } from './idempotencyKey';
+import { pinForRequest } from './pin';
+import { SentCreates } from './sentCreates';
+
+/**
+ * The API answers a create whose key it has seen before from its idempotency record: nothing moved
+ * this time. The marker header is the sandbox's and the common convention; an API that sends none
+ * makes every answer read as `created`.
+ */
+function isReplayAnswer(headers: Record<string, unknown>): boolean {
+	const value = headers[REPLAY_HEADER];
+	return String(Array.isArray(value) ? value[0] : value).toLowerCase() === 'true';
+}
+
+/** What a create item says it was sent with, beside the API's answer (a readable payout run). */
+function sentWith(resource: TransactionResource, body: IDataObject, businessReference: string): IDataObject {
+	const party = PARTY_FIELD[resource];
+	return {
+		amount: body.amount,
+		currency: body.currency,
+		[party]: body[party],
+		channel: body.channel,
+		business_reference: businessReference !== '' ? businessReference : null,
+	};
+}
+
+/** The PIN as the API wants it: RSA-encrypted when the credential has the client's public key (docs/decisions.md#d4). */
+function pinToSend(context: IExecuteFunctions, create: CreateRequest, idempotencyKey: string): string {
+	const credentials = create.settings.credential?.data ?? {};
+	try {
+		return pinForRequest(create.pin, credentials.rsaPublicKey as string | undefined, idempotencyKey, credentials.hmacSecret as string | undefined);
+	} catch {
+		throw new NodeOperationError(context.getNode(), 'The RSA Public Key of the Money API credential cannot encrypt the PIN', {
+			itemIndex: create.itemIndex,
+			description: 'Paste the PEM public key issued for this client (-----BEGIN PUBLIC KEY----- …), or leave the field empty to send the PIN unencrypted.',
+		});
+	}
+}
+
+/**
+ * Sends the create under its key through the node's create run (pacing, caps) and returns the API's
+ * answer with `outcome`, the key and what it was sent with. A resend under a key sends the body first
+ * sent under it (sentCreates.ts); what the node keeps of each send is what a Retry finds.
+ */
+export async function sendCreate(this: IExecuteFunctions, create: CreateRequest, idempotencyKey: string, operation: OperationContext): Promise<IDataObject> {
+	const { resource, pin, businessReference, itemIndex, settings } = create;
+	const node = this.getNode();
+	const sentCreates = SentCreates.of(this);
+	const place = rowPlaceOf(this, itemIndex);
+	const body = sentCreates.bodyToSend(resource, idempotencyKey, create.body);
+	const sentBefore = sentCreates.has(idempotencyKey);
+	const earlierEntry = sentCreates.snapshot(idempotencyKey);
+	const described = sentWith(resource, body, businessReference);
+	const sentPin = pinToSend(this, create, idempotencyKey);
+
+	const run = await operation.createRun();
+	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
+	let unanswered = 0;
+	// A replayed answer after an attempt of this call went unanswered is that attempt's own commit:
+	// the money moved now. Only a key this node had sent before this call was paid earlier.
+	const outcomeOf = (answer: MoneyApiAnswer): 'created' | 'replayed' =>
+		isReplayAnswer(answer.headers) && (sentBefore || unanswered === 0) ? 'replayed' : 'created';
+	try {
+		const answer = await run.send(
+			this,
+			attempt,
+			async () => {
+				sentCreates.remember(idempotencyKey, body, create.apiClient, place);
+				const answered = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
+					body: { ...body, pin: sentPin },
+					headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
+					itemIndex,
+					retry: settings.retry,
+					timeoutMs: settings.timeoutMs,
+					credential: settings.credential,
+					redact: [pin, sentPin],
+				});
+				unanswered += answered.unansweredAttempts;
+				return answered;
+			},
+			(answer) => outcomeOf(answer) === 'replayed',
+		);
+		sentCreates.accepted(idempotencyKey);
+		return { ...answer.body, resource, ...described, idempotency_key: idempotencyKey, outcome: outcomeOf(answer) };
+	} catch (error) {
+		// CreateRun.send throws the node's own errors only (asNodeError).
+		const nodeError = asNodeError(node, error, itemIndex);
+		const { httpCode, unansweredAttempts } = nodeError.context;
+		const unansweredNow = httpCode === undefined || httpCode === null || Number(httpCode) >= 500 || Number(unansweredAttempts) > 0;
+		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unanswered > 0 || unansweredNow, earlierEntry);
+		nodeError.context.sent = described;
+		throw nodeError;
+	}
+}
