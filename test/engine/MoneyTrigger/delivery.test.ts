@@ -43,6 +43,16 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_unwritten_pending', 'evt_unwritten_completed']);
 	});
 
+	// Before, a label outside the five ranked like PENDING: PENDING after it was a step forward, and it
+	// after PENDING again (printed ran [pending, successful, pending, successful]).
+	it('runs each event of a transaction once when its final status is a label outside the five: PENDING, SUCCESSFUL, then both redelivered', async () => {
+		const harness = await open();
+		const pending = event('evt_other_pending', 'chg_other', 'PENDING');
+		const successful = event('evt_other_successful', 'chg_other', 'SUCCESSFUL');
+		for (const body of [pending, successful, pending, successful]) expect((await post(harness, body)).status).toBe(200);
+		expect(ran(harness)).toEqual(['evt_other_pending', 'evt_other_successful']);
+	});
+
 	it('saves every status of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
 		const harness = await open();
 		harness.dbLatencyMs = 20;

@@ -23,18 +23,6 @@ describe('Money Trigger review: what makes an event run twice, get lost, or forg
 			data: { reference, type: 'payout', status: { code: 9, label: status }, amount: { value: -100, currency: 'XOF' }, channel: 'psp-a-tg' },
 		});
 
-	// A status label outside the specification's five (the API's labels are "not shown": SUCCESSFUL,
-	// PROCESSING, CANCELED...) is stored as "other", which judgeTransition ranks like PENDING: PENDING
-	// after it is an "advance", and it after PENDING again. A redelivered PENDING therefore runs again,
-	// and so does the other status redelivered after it.
-	it.failing('runs each event of a transaction once when its final status is a label outside the five: PENDING, SUCCESSFUL, then both redelivered', async () => {
-		const harness = await open();
-		const pending = event('evt_other_pending', 'chg_other', 'PENDING');
-		const successful = event('evt_other_successful', 'chg_other', 'SUCCESSFUL');
-		for (const body of [pending, successful, pending, successful]) expect((await post(harness, body)).status).toBe(200);
-		expect(ran(harness)).toEqual(['evt_other_pending', 'evt_other_successful']);
-	});
-
 	// Delivery.release gives the transaction back `statusBefore`, the status it had when this event's
 	// execution was written. That status may be one another event brought whose execution was written
 	// but never created either: it is then restored although no run ever had it, and the retry of the
