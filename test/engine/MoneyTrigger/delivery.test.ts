@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 import { signWebhook } from '../../../sandbox/domain/webhooks';
 import { harnessRequest, postRaw, WebhookHarness } from '../../harness/webhook';
 import { storedStatuses } from '../../harness/stored-memory';
@@ -21,6 +23,14 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 	const suite = deliverySuite();
 	const { open, event, post, ran } = suite;
 
+	const payout = (id: string, reference: string, status: string) =>
+		JSON.stringify({
+			id,
+			event: `payout.${status.toLowerCase()}`,
+			created_at: new Date().toISOString(),
+			data: { reference, type: 'payout', status: { code: 9, label: status }, amount: { value: -100, currency: 'XOF' }, channel: 'psp-a-tg' },
+		});
+
 	it('does not acknowledge an event n8n could not start, and runs the sender\'s retry', async () => {
 		const harness = await open();
 		harness.failNextRuns = 1;
@@ -34,7 +44,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_unstarted']);
 	});
 
-	it('gives its transaction back the status it had when n8n could not start an event it had begun writing: the retry is judged afresh', async () => {
+	it('judges the retry of an event n8n could not start afresh: the status it brought was never the transaction\'s', async () => {
 		const harness = await open();
 		harness.failNextRuns = 1;
 		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBeGreaterThanOrEqual(500);
@@ -42,6 +52,51 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBe(200);
 		expect(ran(harness)).toEqual(['evt_unwritten_pending', 'evt_unwritten_completed']);
 	});
+
+	// Before, the transaction took on the status an event brought once its execution was written, and
+	// got back the status it had then should n8n answer an error. That status could be another event's
+	// whose execution n8n wrote and could not start either: printed completedRetry {received, ignored:
+	// duplicate-event}, ran [] for the retries. Here the second event got its turn because the first held
+	// it over 5 s (STUCK_TURN_MS) while its execution waited for a slot.
+	it('remembers only statuses whose runs n8n confirmed: two events of a payout whose executions n8n wrote but could not start both run when retried', async () => {
+		const harness = await open();
+		harness.failNextRuns = 2;
+		harness.capacityWaitMs = 8000; // COMPLETED: written, then 8 s until n8n fails it
+		const completed = post(harness, payout('evt_lost_completed', 'po_lost', 'COMPLETED'));
+		await sleep(300);
+		harness.capacityWaitMs = 5000; // REVERSED: its turn after 5 s, written, then failed after the COMPLETED
+		const reversed = post(harness, payout('evt_lost_reversed', 'po_lost', 'REVERSED'));
+		expect((await Promise.all([completed, reversed])).map((answer) => answer.status)).toEqual([500, 500]);
+		harness.capacityWaitMs = 0;
+		const completedRetry = await post(harness, payout('evt_lost_completed', 'po_lost', 'COMPLETED'));
+		const reversedRetry = await post(harness, payout('evt_lost_reversed', 'po_lost', 'REVERSED'));
+		expect({ completedRetry: completedRetry.body, reversedRetry: reversedRetry.body, ran: ran(harness) }).toEqual({
+			completedRetry: '',
+			reversedRetry: '',
+			ran: ['evt_lost_completed', 'evt_lost_reversed'],
+		});
+	}, 40_000);
+
+	// Before, the status in flight was in the memory, and another delivery's save wrote it to the row;
+	// n8n then failed the event, and after a restart its retry was a duplicate: printed storedAfterFailure
+	// COMPLETED, retry {received, ignored: duplicate-event}, ran [].
+	it('saves no status whose execution n8n then could not start: after a restart, the event\'s retry runs', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 8000; // written, then 8 s until n8n fails it
+		const failed = post(harness, event('evt_unsaved_failed', 'chg_unsaved_failed'));
+		await sleep(300);
+		harness.capacityWaitMs = 0;
+		// Another transaction: its turn after 5 s, written, saved and answered at once.
+		expect((await post(harness, event('evt_saved_meanwhile', 'chg_saved_meanwhile'))).status).toBe(200);
+		harness.failNextRuns = 1;
+		expect((await failed).status).toBe(500);
+		const storedAfterFailure = harness.remembered().get('chg_unsaved_failed');
+
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		const retry = await post(restarted, event('evt_unsaved_failed', 'chg_unsaved_failed'));
+		expect({ storedAfterFailure, retry: retry.body, ran: ran(restarted) }).toEqual({ storedAfterFailure: undefined, retry: '', ran: ['evt_unsaved_failed'] });
+	}, 40_000);
 
 	// Before, a label outside the five ranked like PENDING: PENDING after it was a step forward, and it
 	// after PENDING again (printed ran [pending, successful, pending, successful]).

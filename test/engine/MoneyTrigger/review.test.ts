@@ -15,61 +15,6 @@ describe('Money Trigger review: what makes an event run twice, get lost, or forg
 	const suite = deliverySuite();
 	const { open, event, post, ran } = suite;
 
-	const payout = (id: string, reference: string, status: string) =>
-		JSON.stringify({
-			id,
-			event: `payout.${status.toLowerCase()}`,
-			created_at: new Date().toISOString(),
-			data: { reference, type: 'payout', status: { code: 9, label: status }, amount: { value: -100, currency: 'XOF' }, channel: 'psp-a-tg' },
-		});
-
-	// Delivery.release gives the transaction back `statusBefore`, the status it had when this event's
-	// execution was written. That status may be one another event brought whose execution was written
-	// but never created either: it is then restored although no run ever had it, and the retry of the
-	// event that brought it is answered 200 duplicate-event without a run. Here the second event got
-	// its turn because the first held it over 5 s (STUCK_TURN_MS) while its execution waited.
-	it.failing('gives back no status that no run brought: two events of a payout whose executions n8n wrote but could not start, the COMPLETED retried, runs', async () => {
-		const harness = await open();
-		harness.failNextRuns = 2;
-		harness.capacityWaitMs = 8000; // COMPLETED: written, then 8 s until n8n fails it
-		const completed = post(harness, payout('evt_lost_completed', 'po_lost', 'COMPLETED'));
-		await sleep(300);
-		harness.capacityWaitMs = 5000; // REVERSED: its turn after 5 s, written, then failed after the COMPLETED
-		const reversed = post(harness, payout('evt_lost_reversed', 'po_lost', 'REVERSED'));
-		expect((await Promise.all([completed, reversed])).map((answer) => answer.status)).toEqual([500, 500]);
-		harness.capacityWaitMs = 0;
-		const completedRetry = await post(harness, payout('evt_lost_completed', 'po_lost', 'COMPLETED'));
-		const reversedRetry = await post(harness, payout('evt_lost_reversed', 'po_lost', 'REVERSED'));
-		expect({ completedRetry: completedRetry.body, reversedRetry: reversedRetry.body, ran: ran(harness) }).toEqual({
-			completedRetry: '',
-			reversedRetry: '',
-			ran: ['evt_lost_completed', 'evt_lost_reversed'],
-		});
-	}, 40_000);
-
-	// The status an event brings is taken on when its execution is written, before n8n knows whether it
-	// can start it; any save of the workflow serialised meanwhile writes that status to the database. Here
-	// the next delivery (another transaction) saves after the first held its turn for 5 s; then n8n
-	// fails the first event. The process gives the status back, but the row keeps it until the next
-	// save: after a restart, the first event's retry is answered 200 duplicate-event and never runs.
-	it.failing('saves no status whose execution n8n then could not start: after a restart, the event\'s retry runs', async () => {
-		const harness = await open();
-		harness.capacityWaitMs = 8000; // written, then 8 s until n8n fails it
-		const failed = post(harness, event('evt_unsaved_failed', 'chg_unsaved_failed'));
-		await sleep(300);
-		harness.capacityWaitMs = 0;
-		// Another transaction: its turn after 5 s, written, saved and answered at once.
-		expect((await post(harness, event('evt_saved_meanwhile', 'chg_saved_meanwhile'))).status).toBe(200);
-		harness.failNextRuns = 1;
-		expect((await failed).status).toBe(500);
-		const storedAfterFailure = harness.remembered().get('chg_unsaved_failed');
-
-		await harness.close();
-		const restarted = await open(harness.restarted());
-		const retry = await post(restarted, event('evt_unsaved_failed', 'chg_unsaved_failed'));
-		expect({ storedAfterFailure, retry: retry.body, ran: ran(restarted) }).toEqual({ storedAfterFailure: undefined, retry: '', ran: ['evt_unsaved_failed'] });
-	}, 40_000);
-
 	// signedPathCandidates returns the Signed Path alone when it is set, also for a delivery to the Test
 	// URL: there the path binds nothing, and a captured production delivery replayed to the Test URL
 	// within 300 s, while someone listens for a test event, runs again as a test event (a manual run
