@@ -7,7 +7,7 @@ import {
 	type WebhookSchemeSetting,
 } from '../events/verification';
 import { rawBodyOf } from './answers';
-import { reReadWebhookSecret, webhookSecret } from './webhookSecret';
+import { webhookSecret } from './webhookSecret';
 
 /** Checks a delivery before anything is read from it: configured, sized, signed with the secret. */
 
@@ -36,7 +36,7 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 			? Math.floor(options.maxBodySizeKb * 1024)
 			: DEFAULT_MAX_BODY_BYTES;
 
-	let secret: { secret: string; cached: boolean };
+	let secret: string;
 	try {
 		secret = await webhookSecret(context);
 	} catch (error) {
@@ -45,7 +45,7 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 		});
 		return { ok: false, status: 401, error: 'receiver-not-configured' };
 	}
-	if (secret.secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };
+	if (secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };
 
 	const req = context.getRequestObject();
 	const declaredLength = Number(req.headers['content-length']);
@@ -54,25 +54,12 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 	if (!rawBody) return { ok: false, status: 400, error: 'body-unreadable' };
 	if (rawBody.length > maxBytes) return { ok: false, status: 413, error: 'body-too-large' };
 
-	const verify = (key: string) =>
-		verifyWebhookSignature({
-			scheme,
-			secret: key,
-			rawBody,
-			headers: req.headers,
-			signedPaths: signedPathCandidates({
-				override: typeof options.signedPath === 'string' ? options.signedPath : undefined,
-				requestUrl: req.originalUrl ?? req.url,
-				publicWebhookUrl: servedWebhookUrl(context),
-			}),
-		});
-	let verification = verify(secret.secret);
-	if (!verification.ok && secret.cached) {
-		// The secret may have changed since it was cached: verify against the credential as it is now
-		// (read at most once per RE_READ_MS, so forged traffic cannot make every delivery read it).
-		const fresh = await reReadWebhookSecret(context).catch(() => undefined);
-		if (fresh && fresh !== secret.secret) verification = verify(fresh);
-	}
+	const signedPaths = signedPathCandidates({
+		override: typeof options.signedPath === 'string' ? options.signedPath : undefined,
+		requestUrl: req.originalUrl ?? req.url,
+		publicWebhookUrl: servedWebhookUrl(context),
+	});
+	const verification = verifyWebhookSignature({ scheme, secret, rawBody, headers: req.headers, signedPaths });
 	if (!verification.ok) return { ok: false, status: 401, error: verification.reason };
 	return { ok: true, rawBody };
 }
