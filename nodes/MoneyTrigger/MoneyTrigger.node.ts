@@ -128,7 +128,7 @@ export class MoneyTrigger implements INodeType {
 						default: '',
 						placeholder: '/n8n/webhook/0b6a.../money',
 						description:
-							'For request-style signatures behind a reverse proxy that rewrites the path: the path (and query) of the URL pasted into the dashboard. Leave empty to use the path the request arrived on and the path of the public webhook URL.',
+							'For request-style signatures behind a reverse proxy that rewrites the path: the path (and query) of the Production URL as pasted into the dashboard, used in place of the path of n8n\'s Production URL. A delivery signed over the path it arrived on is accepted too; a test delivery is checked against the Test URL. Give each copy of the workflow its own.',
 					},
 				],
 			},

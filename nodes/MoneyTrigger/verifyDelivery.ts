@@ -17,15 +17,19 @@ export type Verified = { ok: true; rawBody: Buffer } | { ok: false; status: numb
 export const WEBHOOK_NAME = 'default';
 
 /**
- * The public URL of the endpoint the request arrived on. `getNodeWebhookUrl` is always the
- * Production URL, also for a delivery to the Test URL: as a candidate there, it let a delivery
- * signed for the Production URL (a captured one, replayed within the timestamp tolerance) run
- * again as a test event. n8n 1.x has no `getWebhookResourceUrl`: a test delivery is then checked
- * against the path it arrived on (or the Signed Path) only.
+ * The public URL of the endpoint the request arrived on: for a production delivery, Options > Signed
+ * Path if set (the URL pasted into the dashboard, behind a proxy that rewrites the path), else n8n's
+ * Production URL; for a test delivery, the Test URL alone. `getNodeWebhookUrl` is the Production URL
+ * on a test run too, and the Signed Path names the production endpoint: either, as a candidate at
+ * the Test URL, would let a captured production delivery (replayed within the timestamp tolerance)
+ * run again as a test event. n8n 1.x has no `getWebhookResourceUrl`: a test delivery is then checked
+ * against the path it arrived on only.
  */
-function servedWebhookUrl(context: IWebhookFunctions): string | undefined {
-	if (context.getMode() !== 'manual') return context.getNodeWebhookUrl(WEBHOOK_NAME);
-	return typeof context.getWebhookResourceUrl === 'function' ? context.getWebhookResourceUrl(WEBHOOK_NAME) : undefined;
+function publicUrlOf(context: IWebhookFunctions, signedPath: string): string | undefined {
+	if (context.getMode() === 'manual') {
+		return typeof context.getWebhookResourceUrl === 'function' ? context.getWebhookResourceUrl(WEBHOOK_NAME) : undefined;
+	}
+	return signedPath.trim() !== '' ? signedPath : context.getNodeWebhookUrl(WEBHOOK_NAME);
 }
 
 export async function verifyDelivery(context: IWebhookFunctions): Promise<Verified> {
@@ -55,9 +59,8 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 	if (rawBody.length > maxBytes) return { ok: false, status: 413, error: 'body-too-large' };
 
 	const signedPaths = signedPathCandidates({
-		override: typeof options.signedPath === 'string' ? options.signedPath : undefined,
 		requestUrl: req.originalUrl ?? req.url,
-		publicWebhookUrl: servedWebhookUrl(context),
+		publicUrl: publicUrlOf(context, typeof options.signedPath === 'string' ? options.signedPath : ''),
 	});
 	const verification = verifyWebhookSignature({ scheme, secret, rawBody, headers: req.headers, signedPaths });
 	if (!verification.ok) return { ok: false, status: 401, error: verification.reason };

@@ -257,6 +257,20 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(listener)).toEqual([]);
 	});
 
+	// Before, the Signed Path was the only candidate, also at the Test URL: printed status 200, ranAsTest
+	// [evt_replayed_behind_proxy]; and a test delivery signed over the Test URL was refused (401).
+	it('refuses a production delivery replayed to the Test URL when the Signed Path is set (behind a reverse proxy), and runs a test delivery signed over the Test URL', async () => {
+		const parameters = { resources: [], statuses: [], options: { signedPath: '/hooks/money' } };
+		const production = await open(new WebhookHarness(suite.engine, { downstream: true, parameters }));
+		const listener = await open(production.testListener());
+		const body = event('evt_replayed_behind_proxy');
+		const signedForProduction = signWebhook({ url: 'https://gw.example.com/hooks/money', scheme: 'request-style', secret: suite.sandbox.info.webhookSecret }, body, nowSeconds());
+		expect((await postRaw(production.url, signedForProduction, body)).status).toBe(200);
+		const replayed = await postRaw(listener.url, signedForProduction, body);
+		const tested = await post(listener, event('evt_tested_behind_proxy'));
+		expect({ replayed: replayed.status, tested: tested.status, ranAsTest: ran(listener) }).toEqual({ replayed: 401, tested: 200, ranAsTest: ['evt_tested_behind_proxy'] });
+	});
+
 	it('keeps test events (Execute step) apart: nothing saved, a test event does not block its production delivery', async () => {
 		const production = await open();
 		const listener = await open(production.testListener());

@@ -356,11 +356,14 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		expect((await postRaw(withPublicUrl.url, publicSigned, body)).status).toBe(200);
 		expect(withPublicUrl.counts().executions).toBe(1);
 
+		// The Signed Path stands for the public Production URL; the path the request arrived on still binds.
 		const withSetting = await trigger({ options: { signedPath: '/hooks/money?tenant=a' } }, { subscribe: false });
 		const settingSigned = signed(withSetting, body, { url: 'https://gw.example.com/hooks/money?tenant=a' });
 		expect((await postRaw(withSetting.url, settingSigned, body)).status).toBe(200);
-		expect((await postRaw(withSetting.url, signed(withSetting, body), body)).status).toBe(401);
-		expect(withSetting.counts().executions).toBe(1);
+		expect((await postRaw(withSetting.url, signed(withSetting, body, { url: 'https://gw.example.com/hooks/other?tenant=a' }), body)).status).toBe(401);
+		const other = eventBody('evt_proxy_direct', 'charge.completed', { reference: 'chg_proxy_direct', type: 'charge', status: { code: 1, label: 'COMPLETED' } });
+		expect((await postRaw(withSetting.url, signed(withSetting, other), other)).status).toBe(200);
+		expect(withSetting.counts().executions).toBe(2);
 	});
 
 	it('leaks no secret or signature into executions, responses or static data', async () => {
