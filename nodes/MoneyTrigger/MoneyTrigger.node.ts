@@ -135,24 +135,19 @@ export class MoneyTrigger implements INodeType {
 		],
 	};
 
+	// Nothing is registered anywhere, and nothing is written to the static data: n8n saves the static
+	// data as it loaded it after these methods when one of them changed it, which would write back an
+	// older copy of the trigger's memory over events saved meanwhile (docs/webhook-memory.md).
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const secret = await readWebhookSecret(this);
-				if (secret === '') return false;
-				const staticData = this.getWorkflowStaticData('node');
-				return staticData.registeredUrl === this.getNodeWebhookUrl(WEBHOOK_NAME);
+				return (await readWebhookSecret(this)) !== '';
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				const secret = await readWebhookSecret(this);
-				if (secret === '') throw new NodeOperationError(this.getNode(), MISSING_SECRET_MESSAGE);
-				const staticData = this.getWorkflowStaticData('node');
-				staticData.registeredUrl = this.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
+				if ((await readWebhookSecret(this)) === '') throw new NodeOperationError(this.getNode(), MISSING_SECRET_MESSAGE);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				const staticData = this.getWorkflowStaticData('node');
-				delete staticData.registeredUrl;
 				return true;
 			},
 		},

@@ -121,6 +121,33 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_other_pending', 'evt_other_successful']);
 	});
 
+	it('keeps the stored memory when the workflow is published again while a delivery saves: publishing saves none of the trigger\'s static data', async () => {
+		const harness = await open();
+		const credentials = suite.engine.credentials;
+		const read = credentials.getDecrypted.bind(credentials);
+		const reads = jest.spyOn(credentials, 'getDecrypted').mockImplementation(async (...args) => {
+			await sleep(300);
+			return await read(...args);
+		});
+		try {
+			// Published again: n8n takes the webhooks down and up, each time over the row as it loads it then.
+			const republished = harness.deactivate().then(async () => await harness.activate());
+			expect((await post(harness, event('evt_during_publish'))).status).toBe(200);
+			await republished;
+		} finally {
+			reads.mockRestore();
+		}
+		const stored = harness.remembered().get('chg_evt_during_publish');
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		const redelivered = await post(restarted, event('evt_during_publish'));
+		expect({ stored, redelivered: redelivered.body, ran: ran(restarted) }).toEqual({
+			stored: 'COMPLETED',
+			redelivered: JSON.stringify({ received: true, ignored: 'duplicate-event' }),
+			ran: [],
+		});
+	});
+
 	it('saves every status of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
 		const harness = await open();
 		harness.dbLatencyMs = 20;

@@ -85,7 +85,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		return harness.executions.map((run) => run.output(harness.node.name)[0]?.json);
 	}
 
-	it('refuses to activate without a webhook secret, and reports the lifecycle sensibly with one', async () => {
+	it('refuses to activate without a webhook secret; with one there is nothing to register, and activating writes no static data', async () => {
 		const unconfigured = new WebhookHarness(engine, { credentialId: NO_SECRET_CREDENTIAL });
 		harnesses.push(unconfigured);
 		await unconfigured.listen();
@@ -98,12 +98,11 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		const configured = new WebhookHarness(engine);
 		harnesses.push(configured);
 		await configured.listen();
-		expect(await configured.checkExists()).toBe(false);
-		expect(await configured.activate()).toEqual({ existed: false });
 		expect(await configured.checkExists()).toBe(true);
 		expect(await configured.activate()).toEqual({ existed: true });
 		expect(await configured.deactivate()).toBe(true);
-		expect(await configured.checkExists()).toBe(false);
+		expect(await configured.activate()).toEqual({ existed: true });
+		expect(configured.workflowStaticData).toEqual({});
 	});
 
 	it('runs the workflow once for a completed charge (request-style) and answers pending with 200 without a run', async () => {
