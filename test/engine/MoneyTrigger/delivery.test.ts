@@ -33,6 +33,16 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 			data: { reference, type: 'payout', status: { code: 9, label: status }, amount: { value: -100, currency: 'XOF' }, channel: 'psp-a-tg' },
 		});
 
+	/** Each credential read takes `ms` longer (in n8n 2.41 a read is a database read and an isolate); restore the spy after. */
+	function slowCredentialReads(ms: number) {
+		const credentials = suite.engine.credentials;
+		const read = credentials.getDecrypted.bind(credentials);
+		return jest.spyOn(credentials, 'getDecrypted').mockImplementation(async (...args) => {
+			await sleep(ms);
+			return await read(...args);
+		});
+	}
+
 	/** Date.now() moved `offsetMs` ahead for the duration of `body`. */
 	async function later<T>(offsetMs: number, body: () => Promise<T>): Promise<T> {
 		const realNow = Date.now.bind(Date);
@@ -123,12 +133,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 
 	it('keeps the stored memory when the workflow is published again while a delivery saves: publishing saves none of the trigger\'s static data', async () => {
 		const harness = await open();
-		const credentials = suite.engine.credentials;
-		const read = credentials.getDecrypted.bind(credentials);
-		const reads = jest.spyOn(credentials, 'getDecrypted').mockImplementation(async (...args) => {
-			await sleep(300);
-			return await read(...args);
-		});
+		const reads = slowCredentialReads(300);
 		try {
 			// Published again: n8n takes the webhooks down and up, each time over the row as it loads it then.
 			const republished = harness.deactivate().then(async () => await harness.activate());
@@ -337,12 +342,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 	it('reads the credential once for a burst of forged deliveries that arrives once the secret read is stale (each read under way for 100 ms)', async () => {
 		const harness = await open();
 		expect((await post(harness, event('evt_before_forged_burst'))).status).toBe(200);
-		const credentials = suite.engine.credentials;
-		const read = credentials.getDecrypted.bind(credentials);
-		const reads = jest.spyOn(credentials, 'getDecrypted').mockImplementation(async (...args) => {
-			await sleep(100);
-			return await read(...args);
-		});
+		const reads = slowCredentialReads(100);
 		try {
 			await later(11_000, async () => {
 				const forged = (id: string) => {
