@@ -36,6 +36,7 @@ import * as subWorkflows from '../test/e2e/sub-workflows';
 import * as triggerAssumptions from '../test/e2e/trigger-assumptions';
 import * as triggerConfirm from '../test/e2e/trigger-confirm';
 import * as triggerHorizon from '../test/e2e/trigger-horizon';
+import * as triggerLabelsSecret from '../test/e2e/trigger-labels-secret';
 import * as triggerLoad from '../test/e2e/trigger-load';
 import * as triggerThrottle from '../test/e2e/trigger-throttle';
 import * as triggerMemory from '../test/e2e/trigger-memory';
@@ -60,7 +61,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLoad, triggerThrottle, pollTrigger];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle, pollTrigger];
 /**
  * The sandbox's clients with 8-digit PINs: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.

@@ -128,31 +128,26 @@ export class MoneyTrigger implements INodeType {
 						default: '',
 						placeholder: '/n8n/webhook/0b6a.../money',
 						description:
-							'For request-style signatures behind a reverse proxy that rewrites the path: the path (and query) of the URL pasted into the dashboard. Leave empty to use the path the request arrived on and the path of the public webhook URL.',
+							'For request-style signatures behind a reverse proxy that rewrites the path: the path (and query) of the Production URL as pasted into the dashboard, used in place of the path of n8n\'s Production URL. A delivery signed over the path it arrived on is accepted too; a test delivery is checked against the Test URL. Give each copy of the workflow its own.',
 					},
 				],
 			},
 		],
 	};
 
+	// Nothing is registered anywhere, and nothing is written to the static data: n8n saves the static
+	// data as it loaded it after these methods when one of them changed it, which would write back an
+	// older copy of the trigger's memory over events saved meanwhile (docs/webhook-memory.md).
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				const secret = await readWebhookSecret(this);
-				if (secret === '') return false;
-				const staticData = this.getWorkflowStaticData('node');
-				return staticData.registeredUrl === this.getNodeWebhookUrl(WEBHOOK_NAME);
+				return (await readWebhookSecret(this)) !== '';
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				const secret = await readWebhookSecret(this);
-				if (secret === '') throw new NodeOperationError(this.getNode(), MISSING_SECRET_MESSAGE);
-				const staticData = this.getWorkflowStaticData('node');
-				staticData.registeredUrl = this.getNodeWebhookUrl(WEBHOOK_NAME) ?? '';
+				if ((await readWebhookSecret(this)) === '') throw new NodeOperationError(this.getNode(), MISSING_SECRET_MESSAGE);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {
-				const staticData = this.getWorkflowStaticData('node');
-				delete staticData.registeredUrl;
 				return true;
 			},
 		},

@@ -7,7 +7,7 @@ import {
 	type WebhookSchemeSetting,
 } from '../events/verification';
 import { rawBodyOf } from './answers';
-import { reReadWebhookSecret, webhookSecret } from './webhookSecret';
+import { webhookSecret } from './webhookSecret';
 
 /** Checks a delivery before anything is read from it: configured, sized, signed with the secret. */
 
@@ -17,15 +17,19 @@ export type Verified = { ok: true; rawBody: Buffer } | { ok: false; status: numb
 export const WEBHOOK_NAME = 'default';
 
 /**
- * The public URL of the endpoint the request arrived on. `getNodeWebhookUrl` is always the
- * Production URL, also for a delivery to the Test URL: as a candidate there, it let a delivery
- * signed for the Production URL (a captured one, replayed within the timestamp tolerance) run
- * again as a test event. n8n 1.x has no `getWebhookResourceUrl`: a test delivery is then checked
- * against the path it arrived on (or the Signed Path) only.
+ * The public URL of the endpoint the request arrived on: for a production delivery, Options > Signed
+ * Path if set (the URL pasted into the dashboard, behind a proxy that rewrites the path), else n8n's
+ * Production URL; for a test delivery, the Test URL alone. `getNodeWebhookUrl` is the Production URL
+ * on a test run too, and the Signed Path names the production endpoint: either, as a candidate at
+ * the Test URL, would let a captured production delivery (replayed within the timestamp tolerance)
+ * run again as a test event. n8n 1.x has no `getWebhookResourceUrl`: a test delivery is then checked
+ * against the path it arrived on only.
  */
-function servedWebhookUrl(context: IWebhookFunctions): string | undefined {
-	if (context.getMode() !== 'manual') return context.getNodeWebhookUrl(WEBHOOK_NAME);
-	return typeof context.getWebhookResourceUrl === 'function' ? context.getWebhookResourceUrl(WEBHOOK_NAME) : undefined;
+function publicUrlOf(context: IWebhookFunctions, signedPath: string): string | undefined {
+	if (context.getMode() === 'manual') {
+		return typeof context.getWebhookResourceUrl === 'function' ? context.getWebhookResourceUrl(WEBHOOK_NAME) : undefined;
+	}
+	return signedPath.trim() !== '' ? signedPath : context.getNodeWebhookUrl(WEBHOOK_NAME);
 }
 
 export async function verifyDelivery(context: IWebhookFunctions): Promise<Verified> {
@@ -36,7 +40,7 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 			? Math.floor(options.maxBodySizeKb * 1024)
 			: DEFAULT_MAX_BODY_BYTES;
 
-	let secret: { secret: string; cached: boolean };
+	let secret: string;
 	try {
 		secret = await webhookSecret(context);
 	} catch (error) {
@@ -45,7 +49,7 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 		});
 		return { ok: false, status: 401, error: 'receiver-not-configured' };
 	}
-	if (secret.secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };
+	if (secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };
 
 	const req = context.getRequestObject();
 	const declaredLength = Number(req.headers['content-length']);
@@ -54,25 +58,11 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 	if (!rawBody) return { ok: false, status: 400, error: 'body-unreadable' };
 	if (rawBody.length > maxBytes) return { ok: false, status: 413, error: 'body-too-large' };
 
-	const verify = (key: string) =>
-		verifyWebhookSignature({
-			scheme,
-			secret: key,
-			rawBody,
-			headers: req.headers,
-			signedPaths: signedPathCandidates({
-				override: typeof options.signedPath === 'string' ? options.signedPath : undefined,
-				requestUrl: req.originalUrl ?? req.url,
-				publicWebhookUrl: servedWebhookUrl(context),
-			}),
-		});
-	let verification = verify(secret.secret);
-	if (!verification.ok && secret.cached) {
-		// The secret may have changed since it was cached: verify against the credential as it is now
-		// (read at most once per RE_READ_MS, so forged traffic cannot make every delivery read it).
-		const fresh = await reReadWebhookSecret(context).catch(() => undefined);
-		if (fresh && fresh !== secret.secret) verification = verify(fresh);
-	}
+	const signedPaths = signedPathCandidates({
+		requestUrl: req.originalUrl ?? req.url,
+		publicUrl: publicUrlOf(context, typeof options.signedPath === 'string' ? options.signedPath : ''),
+	});
+	const verification = verifyWebhookSignature({ scheme, secret, rawBody, headers: req.headers, signedPaths });
 	if (!verification.ok) return { ok: false, status: 401, error: verification.reason };
 	return { ok: true, rawBody };
 }

@@ -9,27 +9,31 @@ export function isFinalStatus(status: string): boolean {
 	return FINAL_STATUSES.has(status) || status === REVERSED_STATUS;
 }
 
+/**
+ * PENDING, then any label outside the specification's five (one status, "other": D2), then the
+ * final statuses, then REVERSED.
+ */
 function statusRank(status: string): number {
-	if (status === REVERSED_STATUS) return 2;
-	if (FINAL_STATUSES.has(status)) return 1;
-	return 0;
+	if (status === PENDING_STATUS) return 0;
+	if (status === REVERSED_STATUS) return 3;
+	if (FINAL_STATUSES.has(status)) return 2;
+	return 1;
 }
 
 export type TransitionVerdict = 'new' | 'advance' | 'duplicate' | 'stale';
 
 /**
- * docs/decisions.md#d2: a status never goes back. PENDING (or an unknown, non-final label) may move to a final
- * status; COMPLETED may move on to REVERSED; a final status never returns to PENDING and never
- * turns into another final status.
+ * docs/decisions.md#d2: a status never goes back. Each status may move to any later one, except
+ * that only COMPLETED among the final statuses may move on to REVERSED; two labels outside the five
+ * are the same status.
  */
 export function judgeTransition(previous: string | undefined, next: string): TransitionVerdict {
 	if (previous === undefined) return 'new';
-	if (previous === next) return 'duplicate';
 	const from = statusRank(previous);
 	const to = statusRank(next);
-	if (to === 2) return previous === 'COMPLETED' || from === 0 ? 'advance' : 'stale';
-	if (from === 0) return 'advance';
-	return 'stale';
+	if (previous === next || (from === 1 && to === 1)) return 'duplicate';
+	if (to <= from || (to === 3 && from === 2 && previous !== 'COMPLETED')) return 'stale';
+	return 'advance';
 }
 
 /**

@@ -112,29 +112,21 @@ export function pathAndQueryOf(url: string | undefined): string | undefined {
 }
 
 /**
- * Candidates for the request-style signed path. An explicit override wins alone; otherwise the
- * path the request arrived on and the path of n8n's public webhook URL (which differs behind a
- * reverse proxy that rewrites the prefix), both with the query the request carried.
+ * Candidates for the request-style signed path: the path the request arrived on, and the path of
+ * the endpoint's public URL (which differs behind a reverse proxy that rewrites the prefix), with
+ * the public URL's own query or else the query the request carried. The public URL may be given as
+ * a path, with or without its leading slash.
  */
-export function signedPathCandidates(options: {
-	override?: string;
-	requestUrl?: string;
-	publicWebhookUrl?: string;
-}): string[] {
-	const override = (options.override ?? '').trim();
-	if (override !== '') {
-		const path = pathAndQueryOf(override) ?? override;
-		return [path.startsWith('/') ? path : `/${path}`];
-	}
+export function signedPathCandidates(options: { requestUrl?: string; publicUrl?: string }): string[] {
 	const candidates: string[] = [];
 	const received = pathAndQueryOf(options.requestUrl);
 	if (received) candidates.push(received);
-	const publicPath = pathAndQueryOf(options.publicWebhookUrl);
+	const publicUrl = (options.publicUrl ?? '').trim();
+	const publicPath = publicUrl === '' ? undefined : (pathAndQueryOf(publicUrl) ?? `/${publicUrl}`);
 	if (publicPath) {
 		const queryIndex = received ? received.indexOf('?') : -1;
 		const query = queryIndex >= 0 && received ? received.slice(queryIndex) : '';
-		const withoutQuery = publicPath.split('?')[0];
-		const candidate = withoutQuery + query;
+		const candidate = publicPath.includes('?') ? publicPath : publicPath + query;
 		if (!candidates.includes(candidate)) candidates.push(candidate);
 	}
 	return candidates;

@@ -400,34 +400,37 @@ export class WebhookHarness {
 		};
 	}
 
-	private hookContext(): HookContext {
+	/** n8n's context for the webhook methods, over the Workflow n8n built for the (de)activation. */
+	private hookContext(workflow: Workflow): HookContext {
 		const additionalData = this.additionalData(randomUUID(), 'trigger');
-		return new HookContext(this.workflow, this.node, additionalData, 'trigger', 'activate', this.webhookData(additionalData));
+		return new HookContext(workflow, this.node, additionalData, 'trigger', 'activate', this.webhookData(additionalData));
 	}
 
-	/** What n8n does on activation: checkExists, then create when it says false, then save static data. */
+	/**
+	 * What n8n does on activation: checkExists, then create when it says false, then save the static
+	 * data of the Workflow it built for that, as loaded then, if a method changed it.
+	 */
 	async activate(): Promise<{ existed: boolean }> {
 		const methods = this.nodeType.webhookMethods?.default;
 		if (!methods?.checkExists || !methods.create) throw new Error('webhookMethods.default is incomplete');
-		this.workflow = this.loadWorkflow();
-		const existed = await methods.checkExists.call(this.hookContext());
+		const workflow = this.loadWorkflow();
+		const existed = await methods.checkExists.call(this.hookContext(workflow));
 		if (!existed) {
-			const created = await methods.create.call(this.hookContext());
+			const created = await methods.create.call(this.hookContext(workflow));
 			if (!created) throw new Error('create() returned false');
 		}
-		await this.saveStaticData(this.workflow);
+		await this.saveStaticData(workflow);
 		return { existed };
 	}
 
 	async checkExists(): Promise<boolean> {
-		this.workflow = this.loadWorkflow();
-		return (await this.nodeType.webhookMethods?.default?.checkExists?.call(this.hookContext())) ?? false;
+		return (await this.nodeType.webhookMethods?.default?.checkExists?.call(this.hookContext(this.loadWorkflow()))) ?? false;
 	}
 
 	async deactivate(): Promise<boolean> {
-		this.workflow = this.loadWorkflow();
-		const removed = (await this.nodeType.webhookMethods?.default?.delete?.call(this.hookContext())) ?? false;
-		await this.saveStaticData(this.workflow);
+		const workflow = this.loadWorkflow();
+		const removed = (await this.nodeType.webhookMethods?.default?.delete?.call(this.hookContext(workflow))) ?? false;
+		await this.saveStaticData(workflow);
 		return removed;
 	}
 

@@ -40,6 +40,12 @@ export class Claims {
 		for (const key of keys) if (this.claims.get(key)?.owner === owner) this.claims.delete(key);
 	}
 
+	/** Who holds `key` now, if anyone. */
+	holder(key: string, nowMs: number): object | undefined {
+		const claim = this.claims.get(key);
+		return claim !== undefined && claim.expiresAt > nowMs ? claim.owner : undefined;
+	}
+
 	get size(): number {
 		return this.claims.size;
 	}

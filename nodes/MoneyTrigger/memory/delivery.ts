@@ -4,7 +4,7 @@ import type { TransactionResource } from '../../api/values';
 import { referenceKey } from '../../events/memory';
 import { Claims } from './claims';
 import type { HeldTurn } from './saveTurns';
-import { transactionHash, type TransactionStatuses } from './statuses';
+import { STATUS_CODES, statusCode, transactionHash, type TransactionStatuses } from './statuses';
 import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './workflowMemory';
 
 /**
@@ -17,6 +17,11 @@ import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './workflowMemor
  * does only after the execution exists and before it answers; or, if no save came, when n8n
  * answered 2xx. A non-2xx answer drops it. n8n ends every response, also one whose sender went away
  * (Node still emits `prefinish`): that is when the outcome is known.
+ *
+ * Only committed statuses are in the memory, so only they are saved. Between the moment n8n writes
+ * an event's execution and its answer, the event's status is in flight: its delivery holds the
+ * event's claim, so a copy of the event is asked to come back later, and another event of its
+ * transaction is judged against it as well as against the memory.
  */
 
 /** The longest an event is held before n8n writes its execution, without an answer. */
@@ -52,10 +57,10 @@ export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery
 	if (global) memory.absorb(global[MEMORY_KEY]);
 	const hash = transactionHash(referenceKey(event.resource, event.reference));
 	const transactionKey = `${scope}:${nodeId}:${hash}`;
-	const delivery = new Delivery(`${transactionKey}:${event.status}`, transactionKey, memory, memory.node(nodeId), hash, global);
+	const delivery = new Delivery(transactionKey, statusCode(event.status), memory, memory.node(nodeId), hash, global);
 	if (!claims.take(delivery, delivery.keys, Date.now(), HOLD_MS)) return 'in-flight';
-	const verdict = delivery.statuses.judge(hash, event.status);
-	if (verdict === 'duplicate' || verdict === 'stale') {
+	const verdict = delivery.judge(event.status);
+	if (verdict !== 'run') {
 		claims.release(delivery, delivery.keys);
 		return verdict;
 	}
@@ -67,20 +72,23 @@ export class Delivery {
 	private state: 'open' | 'committed' | 'dropped' = 'open';
 	/** The status this event moves its transaction to, recorded when it commits. */
 	private status?: string;
-	/** The status code the transaction had before this event's execution was written and took it on. */
-	private statusBefore?: { code: string | undefined };
+	/** n8n wrote the event's execution: its status is in flight until n8n answers. */
 	private written = false;
 	/** Ends this delivery's turn to have the static data saved (taken before it asks for a save). */
 	private releaseTurn?: HeldTurn;
+	/** The event: its transaction and the status it reports (one key per status code, statuses.ts). */
+	private readonly eventKey: string;
 
 	constructor(
-		private readonly eventKey: string,
 		private readonly transactionKey: string,
+		code: string,
 		private readonly memory: WorkflowMemory,
-		readonly statuses: TransactionStatuses,
+		private readonly statuses: TransactionStatuses,
 		private readonly hash: string,
 		private readonly global: IDataObject | undefined,
-	) {}
+	) {
+		this.eventKey = `${transactionKey}:${code}`;
+	}
 
 	get keys(): string[] {
 		return [this.eventKey, this.transactionKey];
@@ -99,12 +107,26 @@ export class Delivery {
 		return claims.take(this, [this.transactionKey], Date.now(), HOLD_MS);
 	}
 
-	/** Judges the status the event brings (confirmed with the API or as reported) against the memory, once the turn came. */
+	/**
+	 * Judges the status the event brings (confirmed with the API or as reported) against the memory
+	 * and the transaction's events in flight.
+	 */
 	judge(status: string): 'run' | 'duplicate' | 'stale' {
-		const verdict = this.statuses.judge(this.hash, status);
+		const verdict = this.statuses.judge(this.hash, status, this.othersInFlight());
 		if (verdict === 'duplicate' || verdict === 'stale') return verdict;
 		this.status = status;
 		return 'run';
+	}
+
+	/** The statuses of this transaction's other events in flight: each one's delivery holds its event's claim. */
+	private othersInFlight(): string[] {
+		const nowMs = Date.now();
+		const statuses: string[] = [];
+		for (const code of STATUS_CODES) {
+			const holder = claims.holder(`${this.transactionKey}:${code}`, nowMs);
+			if (holder instanceof Delivery && holder !== this && holder.state === 'open' && holder.written && holder.status) statuses.push(holder.status);
+		}
+		return statuses;
 	}
 
 	/** Answered 200 without a run (filtered): committed, and saved with the answer. */
@@ -118,7 +140,6 @@ export class Delivery {
 	release(): void {
 		if (this.state !== 'open') return;
 		this.state = 'dropped';
-		if (this.status && this.statusBefore) this.statuses.restore(this.hash, this.status, this.statusBefore.code);
 		claims.release(this, this.keys);
 	}
 
@@ -165,15 +186,13 @@ export class Delivery {
 
 	/**
 	 * n8n is writing the event's execution; it may still wait long for a free slot before it
-	 * answers. The event stays claimed until that answer. Its transaction need not wait: the status
-	 * the event brings is taken on now (and given back if n8n answers an error), so the next event of
-	 * that transaction is judged against it.
+	 * answers. The event stays claimed until that answer, its status in flight. Its transaction need
+	 * not wait: the next event of that transaction is judged against this one's status too.
 	 */
 	private executionWritten(): void {
 		if (this.written) return;
 		this.written = true;
 		claims.extend(this, [this.eventKey], Date.now() + WRITTEN_HOLD_MS);
-		if (this.status) this.statusBefore = { code: this.statuses.advance(this.hash, this.status) };
 		claims.release(this, [this.transactionKey]);
 	}
 

@@ -18,13 +18,23 @@ export const REMEMBERED_TRANSACTIONS = 50_000;
 const HASH_LENGTH = 10;
 const RECORD_LENGTH = HASH_LENGTH + 1;
 
-/** The specification's statuses, one character each; any other label is stored as OTHER. */
+/**
+ * The specification's statuses, one character each. Any other label is stored as OTHER: they are one
+ * status, after PENDING and before the final ones (docs/decisions.md#d2).
+ */
 const CODES: Record<string, string> = { PENDING: 'P', COMPLETED: 'C', FAILED: 'F', CANCELLED: 'X', REVERSED: 'R' };
 const OTHER = 'U';
-const LABELS: Record<string, string> = Object.fromEntries(Object.entries(CODES).map(([label, code]) => [code, label]));
+const LABELS: Record<string, string> = { ...Object.fromEntries(Object.entries(CODES).map(([label, code]) => [code, label])), [OTHER]: 'UNKNOWN' };
+/** Every code a status may have. */
+export const STATUS_CODES: readonly string[] = Object.keys(LABELS);
 
-function codeOf(status: string): string {
+/** The one character the memory stores for a status. */
+export function statusCode(status: string): string {
 	return CODES[status] ?? OTHER;
+}
+
+function labelOf(code: string): string {
+	return LABELS[code] ?? LABELS[OTHER];
 }
 
 /** The transaction an event is about, as the memory names it. */
@@ -54,27 +64,25 @@ export class TransactionStatuses {
 		return this.records;
 	}
 
-	/** A status outside the specification's five counts as a repeat of another such status. */
-	judge(hash: string, status: string): TransitionVerdict {
+	/**
+	 * Judges a status against the transaction's last status and those of its events in flight (their
+	 * executions written, not yet answered: `inFlight`): stale or a duplicate against any of them.
+	 */
+	judge(hash: string, status: string, inFlight: readonly string[] = []): TransitionVerdict {
 		const known = this.codes.get(hash);
-		if (known === undefined) return 'new';
-		if (known === codeOf(status)) return 'duplicate';
-		return judgeTransition(LABELS[known] ?? '', status);
+		const before = known === undefined ? inFlight : [labelOf(known), ...inFlight];
+		let verdict: TransitionVerdict = 'new';
+		for (const previous of before) {
+			verdict = judgeTransition(previous, status);
+			if (verdict === 'duplicate' || verdict === 'stale') return verdict;
+		}
+		return verdict;
 	}
 
-	/** Moves a transaction to `status` if that is a step forward; returns the code it had (for `restore`). */
-	advance(hash: string, status: string): string | undefined {
-		const known = this.codes.get(hash);
+	/** Moves a transaction to `status` if that is a step forward from its last status. */
+	advance(hash: string, status: string): void {
 		const verdict = this.judge(hash, status);
-		if (verdict === 'new' || verdict === 'advance') this.set(hash, codeOf(status));
-		return known;
-	}
-
-	/** Gives a transaction back the code it had, if it still has the status an event that did not run brought. */
-	restore(hash: string, status: string, before: string | undefined): void {
-		if (this.codes.get(hash) !== codeOf(status)) return;
-		this.remove(hash);
-		if (before !== undefined) this.set(hash, before);
+		if (verdict === 'new' || verdict === 'advance') this.set(hash, statusCode(status));
 	}
 
 	/**
@@ -96,7 +104,7 @@ export class TransactionStatuses {
 			const code = stored[at + HASH_LENGTH];
 			const known = this.codes.get(hash);
 			if (known === undefined) older.push([hash, code]);
-			else if (known !== code && judgeTransition(LABELS[known] ?? '', LABELS[code] ?? '') === 'advance') this.set(hash, code);
+			else if (known !== code && judgeTransition(labelOf(known), labelOf(code)) === 'advance') this.set(hash, code);
 		}
 		if (older.length === 0) return;
 		for (const [hash, code] of older) this.codes.set(hash, code);

@@ -1,4 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { FRESH_MS } from '../../../nodes/MoneyTrigger/webhookSecret';
 import { signWebhook } from '../../../sandbox/domain/webhooks';
+import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
 import { harnessRequest, postRaw, WebhookHarness } from '../../harness/webhook';
 import { storedStatuses } from '../../harness/stored-memory';
 import { deliverySuite, nowSeconds } from './support';
@@ -21,6 +25,35 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 	const suite = deliverySuite();
 	const { open, event, post, ran } = suite;
 
+	const payout = (id: string, reference: string, status: string) =>
+		JSON.stringify({
+			id,
+			event: `payout.${status.toLowerCase()}`,
+			created_at: new Date().toISOString(),
+			data: { reference, type: 'payout', status: { code: 9, label: status }, amount: { value: -100, currency: 'XOF' }, channel: 'psp-a-tg' },
+		});
+
+	/** Each credential read takes `ms` longer (in n8n 2.41 a read is a database read and an isolate); restore the spy after. */
+	function slowCredentialReads(ms: number) {
+		const credentials = suite.engine.credentials;
+		const read = credentials.getDecrypted.bind(credentials);
+		return jest.spyOn(credentials, 'getDecrypted').mockImplementation(async (...args) => {
+			await sleep(ms);
+			return await read(...args);
+		});
+	}
+
+	/** Date.now() moved `offsetMs` ahead for the duration of `body`. */
+	async function later<T>(offsetMs: number, body: () => Promise<T>): Promise<T> {
+		const realNow = Date.now.bind(Date);
+		const clock = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offsetMs);
+		try {
+			return await body();
+		} finally {
+			clock.mockRestore();
+		}
+	}
+
 	it('does not acknowledge an event n8n could not start, and runs the sender\'s retry', async () => {
 		const harness = await open();
 		harness.failNextRuns = 1;
@@ -34,13 +67,90 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(harness)).toEqual(['evt_unstarted']);
 	});
 
-	it('gives its transaction back the status it had when n8n could not start an event it had begun writing: the retry is judged afresh', async () => {
+	it('judges the retry of an event n8n could not start afresh: the status it brought was never the transaction\'s', async () => {
 		const harness = await open();
 		harness.failNextRuns = 1;
 		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBeGreaterThanOrEqual(500);
 		expect((await post(harness, event('evt_unwritten_pending', 'chg_unwritten', 'PENDING'))).status).toBe(200);
 		expect((await post(harness, event('evt_unwritten_completed', 'chg_unwritten'))).status).toBe(200);
 		expect(ran(harness)).toEqual(['evt_unwritten_pending', 'evt_unwritten_completed']);
+	});
+
+	// Before, the transaction took on the status an event brought once its execution was written, and
+	// got back the status it had then should n8n answer an error. That status could be another event's
+	// whose execution n8n wrote and could not start either: printed completedRetry {received, ignored:
+	// duplicate-event}, ran [] for the retries. Here the second event got its turn because the first held
+	// it over 5 s (STUCK_TURN_MS) while its execution waited for a slot.
+	it('remembers only statuses whose runs n8n confirmed: two events of a payout whose executions n8n wrote but could not start both run when retried', async () => {
+		const harness = await open();
+		harness.failNextRuns = 2;
+		harness.capacityWaitMs = 8000; // COMPLETED: written, then 8 s until n8n fails it
+		const completed = post(harness, payout('evt_lost_completed', 'po_lost', 'COMPLETED'));
+		await sleep(300);
+		harness.capacityWaitMs = 5000; // REVERSED: its turn after 5 s, written, then failed after the COMPLETED
+		const reversed = post(harness, payout('evt_lost_reversed', 'po_lost', 'REVERSED'));
+		expect((await Promise.all([completed, reversed])).map((answer) => answer.status)).toEqual([500, 500]);
+		harness.capacityWaitMs = 0;
+		const completedRetry = await post(harness, payout('evt_lost_completed', 'po_lost', 'COMPLETED'));
+		const reversedRetry = await post(harness, payout('evt_lost_reversed', 'po_lost', 'REVERSED'));
+		expect({ completedRetry: completedRetry.body, reversedRetry: reversedRetry.body, ran: ran(harness) }).toEqual({
+			completedRetry: '',
+			reversedRetry: '',
+			ran: ['evt_lost_completed', 'evt_lost_reversed'],
+		});
+	}, 40_000);
+
+	// Before, the status in flight was in the memory, and another delivery's save wrote it to the row;
+	// n8n then failed the event, and after a restart its retry was a duplicate: printed storedAfterFailure
+	// COMPLETED, retry {received, ignored: duplicate-event}, ran [].
+	it('saves no status whose execution n8n then could not start: after a restart, the event\'s retry runs', async () => {
+		const harness = await open();
+		harness.capacityWaitMs = 8000; // written, then 8 s until n8n fails it
+		const failed = post(harness, event('evt_unsaved_failed', 'chg_unsaved_failed'));
+		await sleep(300);
+		harness.capacityWaitMs = 0;
+		// Another transaction: its turn after 5 s, written, saved and answered at once.
+		expect((await post(harness, event('evt_saved_meanwhile', 'chg_saved_meanwhile'))).status).toBe(200);
+		harness.failNextRuns = 1;
+		expect((await failed).status).toBe(500);
+		const storedAfterFailure = harness.remembered().get('chg_unsaved_failed');
+
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		const retry = await post(restarted, event('evt_unsaved_failed', 'chg_unsaved_failed'));
+		expect({ storedAfterFailure, retry: retry.body, ran: ran(restarted) }).toEqual({ storedAfterFailure: undefined, retry: '', ran: ['evt_unsaved_failed'] });
+	}, 40_000);
+
+	// Before, a label outside the five ranked like PENDING: PENDING after it was a step forward, and it
+	// after PENDING again (printed ran [pending, successful, pending, successful]).
+	it('runs each event of a transaction once when its final status is a label outside the five: PENDING, SUCCESSFUL, then both redelivered', async () => {
+		const harness = await open();
+		const pending = event('evt_other_pending', 'chg_other', 'PENDING');
+		const successful = event('evt_other_successful', 'chg_other', 'SUCCESSFUL');
+		for (const body of [pending, successful, pending, successful]) expect((await post(harness, body)).status).toBe(200);
+		expect(ran(harness)).toEqual(['evt_other_pending', 'evt_other_successful']);
+	});
+
+	it('keeps the stored memory when the workflow is published again while a delivery saves: publishing saves none of the trigger\'s static data', async () => {
+		const harness = await open();
+		const reads = slowCredentialReads(300);
+		try {
+			// Published again: n8n takes the webhooks down and up, each time over the row as it loads it then.
+			const republished = harness.deactivate().then(async () => await harness.activate());
+			expect((await post(harness, event('evt_during_publish'))).status).toBe(200);
+			await republished;
+		} finally {
+			reads.mockRestore();
+		}
+		const stored = harness.remembered().get('chg_evt_during_publish');
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		const redelivered = await post(restarted, event('evt_during_publish'));
+		expect({ stored, redelivered: redelivered.body, ran: ran(restarted) }).toEqual({
+			stored: 'COMPLETED',
+			redelivered: JSON.stringify({ received: true, ignored: 'duplicate-event' }),
+			ran: [],
+		});
 	});
 
 	it('saves every status of a burst of distinct events handled at once, and after a restart runs none of them again', async () => {
@@ -179,6 +289,20 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(ran(listener)).toEqual([]);
 	});
 
+	// Before, the Signed Path was the only candidate, also at the Test URL: printed status 200, ranAsTest
+	// [evt_replayed_behind_proxy]; and a test delivery signed over the Test URL was refused (401).
+	it('refuses a production delivery replayed to the Test URL when the Signed Path is set (behind a reverse proxy), and runs a test delivery signed over the Test URL', async () => {
+		const parameters = { resources: [], statuses: [], options: { signedPath: '/hooks/money' } };
+		const production = await open(new WebhookHarness(suite.engine, { downstream: true, parameters }));
+		const listener = await open(production.testListener());
+		const body = event('evt_replayed_behind_proxy');
+		const signedForProduction = signWebhook({ url: 'https://gw.example.com/hooks/money', scheme: 'request-style', secret: suite.sandbox.info.webhookSecret }, body, nowSeconds());
+		expect((await postRaw(production.url, signedForProduction, body)).status).toBe(200);
+		const replayed = await postRaw(listener.url, signedForProduction, body);
+		const tested = await post(listener, event('evt_tested_behind_proxy'));
+		expect({ replayed: replayed.status, tested: tested.status, ranAsTest: ran(listener) }).toEqual({ replayed: 401, tested: 200, ranAsTest: ['evt_tested_behind_proxy'] });
+	});
+
 	it('keeps test events (Execute step) apart: nothing saved, a test event does not block its production delivery', async () => {
 		const production = await open();
 		const listener = await open(production.testListener());
@@ -192,7 +316,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(production.remembered().get('chg_evt_tried_first')).toBe('COMPLETED');
 	});
 
-	it('reads the credential at most once per 10 s for forged deliveries (each read is a database read and an isolate in n8n), refusing every one', async () => {
+	it('reads the credential at most once a second for forged deliveries (each read is a database read and an isolate in n8n), refusing every one', async () => {
 		const harness = await open();
 		expect((await post(harness, event('evt_before_forgeries'))).status).toBe(200);
 		const reads = jest.spyOn(suite.engine.credentials, 'getDecrypted');
@@ -205,12 +329,52 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 			const started = Date.now();
 			const answers = await Promise.all(Array.from({ length: 200 }, (_, index) => forged(`evt_forged_${index}`)));
 			expect(answers.filter((answer) => answer.status !== 401)).toEqual([]);
-			// One read per 10 s at most (a loaded machine may take longer than 10 s for the 200).
-			expect(reads.mock.calls.length).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / 10_000));
+			expect(reads.mock.calls.length).toBeLessThanOrEqual(1 + Math.floor((Date.now() - started) / FRESH_MS));
 			expect((await post(harness, event('evt_among_forgeries'))).status).toBe(200);
 			expect(ran(harness)).toEqual(['evt_before_forgeries', 'evt_among_forgeries']);
 		} finally {
 			reads.mockRestore();
+		}
+	});
+
+	// Before, every delivery that arrived while a read was under way read the credential too: printed
+	// credentialReads 50. (The same held for the once-a-minute read of a valid stream.)
+	it('reads the credential once for a burst of forged deliveries that arrives once the secret read is stale (each read under way for 100 ms)', async () => {
+		const harness = await open();
+		expect((await post(harness, event('evt_before_forged_burst'))).status).toBe(200);
+		const reads = slowCredentialReads(100);
+		try {
+			await later(11_000, async () => {
+				const forged = (id: string) => {
+					const body = event(id);
+					return postRaw(harness.url, signWebhook({ url: harness.url, scheme: 'request-style', secret: 'not-the-secret' }, body, nowSeconds()), body);
+				};
+				const answers = await Promise.all(Array.from({ length: 50 }, (_, index) => forged(`evt_forged_burst_${index}`)));
+				expect(answers.filter((answer) => answer.status !== 401)).toEqual([]);
+			});
+			expect({ credentialReads: reads.mock.calls.length }).toEqual({ credentialReads: 1 });
+		} finally {
+			reads.mockRestore();
+		}
+	});
+
+	// Before, the secret was cached for a minute and read again only after a failure: printed status 200,
+	// ran [evt_before_rotation, evt_signed_with_old_secret].
+	it(`refuses a delivery signed with the Webhook Secret the credential no longer holds (replaced after a leak), ${FRESH_MS} ms after the change; one signed with the new secret runs`, async () => {
+		const harness = await open();
+		const oldSecret = suite.sandbox.info.webhookSecret;
+		expect((await post(harness, event('evt_before_rotation'))).status).toBe(200);
+		suite.engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(suite.sandbox.info, { webhookSecret: 'the-new-secret' }));
+		try {
+			const signedWith = (secret: string, body: string) => signWebhook({ url: harness.url, scheme: 'request-style', secret }, body, nowSeconds());
+			const answers = await later(FRESH_MS, async () => {
+				const old = event('evt_signed_with_old_secret');
+				const renewed = event('evt_signed_with_new_secret');
+				return [(await postRaw(harness.url, signedWith(oldSecret, old), old)).status, (await postRaw(harness.url, signedWith('the-new-secret', renewed), renewed)).status];
+			});
+			expect({ answers, ran: ran(harness) }).toEqual({ answers: [401, 200], ran: ['evt_before_rotation', 'evt_signed_with_new_secret'] });
+		} finally {
+			suite.engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(suite.sandbox.info));
 		}
 	});
 

@@ -85,7 +85,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		return harness.executions.map((run) => run.output(harness.node.name)[0]?.json);
 	}
 
-	it('refuses to activate without a webhook secret, and reports the lifecycle sensibly with one', async () => {
+	it('refuses to activate without a webhook secret; with one there is nothing to register, and activating writes no static data', async () => {
 		const unconfigured = new WebhookHarness(engine, { credentialId: NO_SECRET_CREDENTIAL });
 		harnesses.push(unconfigured);
 		await unconfigured.listen();
@@ -98,12 +98,11 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		const configured = new WebhookHarness(engine);
 		harnesses.push(configured);
 		await configured.listen();
-		expect(await configured.checkExists()).toBe(false);
-		expect(await configured.activate()).toEqual({ existed: false });
 		expect(await configured.checkExists()).toBe(true);
 		expect(await configured.activate()).toEqual({ existed: true });
 		expect(await configured.deactivate()).toBe(true);
-		expect(await configured.checkExists()).toBe(false);
+		expect(await configured.activate()).toEqual({ existed: true });
+		expect(configured.workflowStaticData).toEqual({});
 	});
 
 	it('runs the workflow once for a completed charge (request-style) and answers pending with 200 without a run', async () => {
@@ -356,11 +355,14 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		expect((await postRaw(withPublicUrl.url, publicSigned, body)).status).toBe(200);
 		expect(withPublicUrl.counts().executions).toBe(1);
 
+		// The Signed Path stands for the public Production URL; the path the request arrived on still binds.
 		const withSetting = await trigger({ options: { signedPath: '/hooks/money?tenant=a' } }, { subscribe: false });
 		const settingSigned = signed(withSetting, body, { url: 'https://gw.example.com/hooks/money?tenant=a' });
 		expect((await postRaw(withSetting.url, settingSigned, body)).status).toBe(200);
-		expect((await postRaw(withSetting.url, signed(withSetting, body), body)).status).toBe(401);
-		expect(withSetting.counts().executions).toBe(1);
+		expect((await postRaw(withSetting.url, signed(withSetting, body, { url: 'https://gw.example.com/hooks/other?tenant=a' }), body)).status).toBe(401);
+		const other = eventBody('evt_proxy_direct', 'charge.completed', { reference: 'chg_proxy_direct', type: 'charge', status: { code: 1, label: 'COMPLETED' } });
+		expect((await postRaw(withSetting.url, signed(withSetting, other), other)).status).toBe(200);
+		expect(withSetting.counts().executions).toBe(2);
 	});
 
 	it('leaks no secret or signature into executions, responses or static data', async () => {

@@ -17,21 +17,25 @@ describe('TransactionStatuses: the last status of each recent transaction, compa
 		expect(memory.judge(tx(1), 'COMPLETED')).toBe('duplicate');
 	});
 
-	it('takes a status outside the specification as a repeat of another such one, and lets a final status follow it', () => {
+	it('takes a status outside the specification as one status after PENDING and before the final ones: a repeat of another such one, never followed by PENDING', () => {
 		const memory = new TransactionStatuses();
 		memory.advance(tx(1), 'PROCESSING');
 		expect(memory.judge(tx(1), 'PROCESSING')).toBe('duplicate');
 		expect(memory.judge(tx(1), 'AUTHORISED')).toBe('duplicate');
 		expect(memory.judge(tx(1), 'COMPLETED')).toBe('advance');
+		expect(memory.judge(tx(1), 'REVERSED')).toBe('advance');
+		expect(memory.judge(tx(1), 'PENDING')).toBe('stale');
+		memory.advance(tx(2), 'COMPLETED');
+		expect(memory.judge(tx(2), 'SUCCESSFUL')).toBe('stale');
 	});
 
-	// Review finding: "other" ranks like PENDING (judgeTransition), so the two follow each other back
-	// and forth: PENDING, SUCCESSFUL, a redelivered PENDING (runs again), the redelivered SUCCESSFUL (again).
-	it.failing('does not take PENDING after a status outside the five as a step forward', () => {
+	it('does not take PENDING after a status outside the five as a step forward', () => {
 		const memory = new TransactionStatuses();
 		memory.advance(tx(1), 'PENDING');
 		memory.advance(tx(1), 'SUCCESSFUL');
-		expect(memory.judge(tx(1), 'PENDING')).not.toBe('advance');
+		expect(memory.judge(tx(1), 'PENDING')).toBe('stale');
+		expect(memory.judge(tx(1), 'SUCCESSFUL')).toBe('duplicate');
+		expect(memory.stored).toBe(`${tx(1)}U`);
 	});
 
 	it('stores 11 bytes per transaction, least recently changed first, and forgets the least recently changed past its capacity', () => {
@@ -48,15 +52,14 @@ describe('TransactionStatuses: the last status of each recent transaction, compa
 		expect(memory.size).toBe(3);
 	});
 
-	it('gives a transaction back the status it had when an event that did not run is dropped', () => {
+	it('judges a status against the statuses in flight too (stale or a duplicate against any of them), and stores none of them', () => {
 		const memory = new TransactionStatuses();
 		memory.advance(tx(1), 'PENDING');
-		const before = memory.advance(tx(1), 'COMPLETED');
-		memory.restore(tx(1), 'COMPLETED', before);
-		expect(memory.judge(tx(1), 'PENDING')).toBe('duplicate');
-		const none = memory.advance(tx(2), 'COMPLETED');
-		memory.restore(tx(2), 'COMPLETED', none);
-		expect(memory.judge(tx(2), 'COMPLETED')).toBe('new');
+		expect(memory.judge(tx(1), 'PENDING', ['COMPLETED'])).toBe('duplicate');
+		expect(memory.judge(tx(1), 'FAILED', ['COMPLETED'])).toBe('stale');
+		expect(memory.judge(tx(1), 'REVERSED', ['COMPLETED'])).toBe('advance');
+		expect(memory.judge(tx(2), 'PENDING', ['REVERSED'])).toBe('stale');
+		expect(memory.judge(tx(2), 'COMPLETED', ['PENDING'])).toBe('advance');
 		expect(memory.stored).toBe(`${tx(1)}P`);
 	});
 

@@ -163,22 +163,20 @@ describe('signedPathCandidates', () => {
 		expect(
 			signedPathCandidates({
 				requestUrl: '/webhook/abc/money?tenant=1',
-				publicWebhookUrl: 'https://pay.example.com/n8n/webhook/abc/money',
+				publicUrl: 'https://pay.example.com/n8n/webhook/abc/money',
 			}),
 		).toEqual(['/webhook/abc/money?tenant=1', '/n8n/webhook/abc/money?tenant=1']);
 	});
 
 	it('does not repeat a candidate', () => {
-		expect(
-			signedPathCandidates({ requestUrl: '/webhook/abc/money', publicWebhookUrl: 'http://127.0.0.1:5678/webhook/abc/money' }),
-		).toEqual(['/webhook/abc/money']);
+		expect(signedPathCandidates({ requestUrl: '/webhook/abc/money', publicUrl: 'http://127.0.0.1:5678/webhook/abc/money' })).toEqual(['/webhook/abc/money']);
 	});
 
-	it('lets an override win alone, with or without a host', () => {
-		const options = { requestUrl: '/webhook/abc/money', publicWebhookUrl: 'http://x/webhook/abc/money' };
-		expect(signedPathCandidates({ ...options, override: '/hooks/money?k=v' })).toEqual(['/hooks/money?k=v']);
-		expect(signedPathCandidates({ ...options, override: 'https://gw.example.com/hooks/money' })).toEqual(['/hooks/money']);
-		expect(signedPathCandidates({ ...options, override: 'hooks/money' })).toEqual(['/hooks/money']);
+	it('takes a public URL given as a path (the Signed Path), with or without a host or a leading slash, keeping its own query', () => {
+		const requestUrl = '/webhook/abc/money';
+		expect(signedPathCandidates({ requestUrl, publicUrl: '/hooks/money?k=v' })).toEqual([requestUrl, '/hooks/money?k=v']);
+		expect(signedPathCandidates({ requestUrl, publicUrl: 'https://gw.example.com/hooks/money' })).toEqual([requestUrl, '/hooks/money']);
+		expect(signedPathCandidates({ requestUrl, publicUrl: ' hooks/money ' })).toEqual([requestUrl, '/hooks/money']);
 	});
 });
 

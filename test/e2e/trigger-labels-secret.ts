@@ -1,0 +1,148 @@
+/**
+ * Money Trigger in a real n8n server: a status label outside the specification's five
+ * (docs/decisions.md D2), and a Webhook Secret replaced in the credential while the workflow stays
+ * published (docs/webhook-memory.md, "Forged deliveries").
+ */
+
+import { strict as assert } from 'node:assert';
+import * as crypto from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import { moneyCredentialFor } from '../../sandbox/control/credential';
+import { signWebhook } from '../../sandbox/domain/webhooks';
+import { FRESH_MS } from '../../nodes/MoneyTrigger/webhookSecret';
+import type { CasePart, Check, E2eContext } from './case-setup';
+import { waitRegistered } from './trigger-load';
+import { chain, CREDENTIAL_TYPE, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } from './workflows';
+
+const ALL_STATUSES = ['PENDING', 'COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
+/** A credential of its own: a check changes its Webhook Secret. */
+const LABELS_CREDENTIAL = { id: 'e2eMoneyCredLabels1', name: 'Money sandbox (e2e labels, secret)' };
+
+export function build(ctx: E2eContext): CasePart {
+	const { control, info } = ctx.sandbox;
+	const id = 'e2eTrigLabelsSec';
+	const webhookId = webhookIdFor('e2e trigger labels secret');
+	const workflows = [
+		chain(id, 'e2e money trigger labels secret', [
+			// Statuses empty: every status starts the workflow, also one outside the five.
+			node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: [] }), { webhookId, cred: LABELS_CREDENTIAL }),
+			node.set('Received', { received: '={{ $json.id }}' }, { includeOtherFields: true }),
+		]),
+	];
+	const credentialData = moneyCredentialFor(info);
+	const credentials = [{ id: LABELS_CREDENTIAL.id, name: LABELS_CREDENTIAL.name, type: CREDENTIAL_TYPE, data: credentialData }];
+	const url = () => `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;
+	const run = crypto.randomBytes(3).toString('hex');
+
+	function event(eventId: string, reference: string, status: string) {
+		return {
+			id: eventId,
+			event: `charge.${status.toLowerCase()}`,
+			created_at: new Date().toISOString(),
+			data: {
+				reference,
+				type: 'charge',
+				status: { code: ALL_STATUSES.includes(status) ? ALL_STATUSES.indexOf(status) : 9, label: status },
+				amount: { value: 1000, currency: 'XOF' },
+				counterpart_account: { identifier: 'GM-1001', channel: 'psp-a-tg', name: null },
+				created_at: new Date().toISOString(),
+			},
+		};
+	}
+
+	/** The ids of the events the workflow ran, once n8n is quiet. */
+	async function ran(): Promise<string[]> {
+		await sleep(3000);
+		const list = await ctx.api.listExecutions({ workflowId: id, includeData: true, limit: 1000 });
+		return list
+			.map((execution) => String(((ctx.output(execution, 'Money Trigger') || [])[0] || {}).id))
+			.sort();
+	}
+
+	async function deliver(body: object): Promise<number | null> {
+		const { statuses } = await control.deliverEvent(body, 1);
+		return statuses[0];
+	}
+
+	async function ready(): Promise<void> {
+		await ctx.api.activateWorkflow(id);
+		await waitRegistered(url());
+		await control.setWebhook(url());
+	}
+
+	/** Posts an event signed (request-style, as the sandbox signs) with `secret`; its answer's status. */
+	async function postSigned(body: object, secret: string): Promise<number> {
+		const raw = JSON.stringify(body);
+		const headers = signWebhook({ url: url(), scheme: 'request-style', secret }, raw, Math.floor(Date.now() / 1000));
+		return (await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw })).status;
+	}
+
+	async function setWebhookSecret(webhookSecret: string): Promise<void> {
+		const changed = await ctx.session.request('PATCH', `/rest/credentials/${LABELS_CREDENTIAL.id}`, {
+			name: LABELS_CREDENTIAL.name,
+			type: CREDENTIAL_TYPE,
+			data: { ...credentialData, webhookSecret },
+		});
+		assert.ok(changed.status >= 200 && changed.status < 300, `the credential update was answered ${changed.status}: ${changed.text.slice(0, 300)}`);
+	}
+
+	const checks: Check[] = [
+		{
+			name: 'Money Trigger: a status label outside the five (SUCCESSFUL) after PENDING, then both redelivered: each event of the charge runs once (the label ranks after PENDING)',
+			async fn() {
+				await ready();
+				const reference = `CH-labels-other-${run}`;
+				const pending = event(`evt_labels_pending_${run}`, reference, 'PENDING');
+				const successful = event(`evt_labels_successful_${run}`, reference, 'SUCCESSFUL');
+				const answers = [];
+				for (const body of [pending, successful, pending, successful]) answers.push(await deliver(body));
+				assert.deepEqual(answers, [200, 200, 200, 200]);
+				const ids = (await ran()).filter((eventId) => eventId === pending.id || eventId === successful.id);
+				assert.deepEqual(ids, [pending.id, successful.id].sort(), `ran ${JSON.stringify(ids)}`);
+			},
+		},
+		{
+			name: `Money Trigger: a Webhook Secret replaced in the credential (the workflow stays published): deliveries signed with the old one are refused with 401 within ${FRESH_MS} ms and start nothing, the new one runs`,
+			async fn() {
+				await ready();
+				const oldSecret = credentialData.webhookSecret;
+				const newSecret = `replaced-${run}`;
+				const before = event(`evt_labels_before_change_${run}`, `CH-labels-before-${run}`, 'COMPLETED');
+				assert.equal(await postSigned(before, oldSecret), 200);
+				// The user replaces the leaked secret in the credential (the editor's PATCH).
+				await setWebhookSecret(newSecret);
+				const changedAt = Date.now();
+				try {
+					// A forger who holds the old secret keeps sending until refused (each delivery's send time after the change).
+					const oldSigned: Array<{ id: string; sentAfterMs: number; status: number }> = [];
+					for (let attempt = 0; Date.now() - changedAt < FRESH_MS + 5000; attempt++) {
+						const forged = event(`evt_labels_old_secret_${run}_${attempt}`, `CH-labels-old-secret-${run}-${attempt}`, 'COMPLETED');
+						const sentAfterMs = Date.now() - changedAt;
+						const status = await postSigned(forged, oldSecret);
+						oldSigned.push({ id: forged.id, sentAfterMs, status });
+						if (status === 401) break;
+						await sleep(100);
+					}
+					const renewed = event(`evt_labels_new_secret_${run}`, `CH-labels-new-secret-${run}`, 'COMPLETED');
+					const renewedStatus = await postSigned(renewed, newSecret);
+					const afterRefusal = event(`evt_labels_old_after_${run}`, `CH-labels-old-after-${run}`, 'COMPLETED');
+					const afterRefusalStatus = await postSigned(afterRefusal, oldSecret);
+					const ids = await ran();
+					const accepted = oldSigned.filter((delivery) => delivery.status !== 401);
+					const refused = oldSigned.find((delivery) => delivery.status === 401);
+					ctx.note(`signed with the replaced secret: ${accepted.length} accepted, the last sent ${accepted.at(-1)?.sentAfterMs ?? '-'} ms after the change; the first refused sent ${refused?.sentAfterMs ?? '-'} ms after it`);
+					// Accepted only when sent within FRESH_MS of the change (plus a read already under way then).
+					assert.ok(refused && accepted.every((delivery) => delivery.sentAfterMs <= FRESH_MS + 500), `the old secret was still accepted: ${JSON.stringify(oldSigned)}`);
+					assert.deepEqual(
+						{ renewedStatus, afterRefusalStatus, ranRefused: ids.includes(afterRefusal.id) || ids.includes(refused.id), ranRenewed: ids.includes(renewed.id) },
+						{ renewedStatus: 200, afterRefusalStatus: 401, ranRefused: false, ranRenewed: true },
+					);
+				} finally {
+					await setWebhookSecret(oldSecret);
+				}
+			},
+		},
+	];
+	return { workflows, checks, credentials };
+}
