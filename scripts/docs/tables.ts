@@ -53,7 +53,7 @@ function benchTable(sources: Sources, rows: Row[]): string {
 	return lines.join('\n');
 }
 
-/** README.md: the figures a user asks about, with their goals. */
+/** bench/README.md's summary: the figures a user asks about, with their goals. */
 export const SUMMARY_ROWS: Row[] = [
 	{ name: 'per_call_vs_floor', what: 'Money node Charge Get vs a bare keep-alive client, per call' },
 	{ name: 'per_call_vs_n8n_helper', what: "vs a minimal node making the same signed call through n8n's helper", goal: { on: 'value', op: '<=', bound: 1.1 } },

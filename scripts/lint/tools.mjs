@@ -1,6 +1,7 @@
 // The ESLint configuration of the repository's own tools: the sandbox, the tests, the benchmarks
-// and the scripts. Each of those folders has an eslint.config.mjs that exports this, and ESLint 10
-// takes every file's configuration from the nearest eslint.config.mjs above it, so these rules
+// and the scripts. Each of those folders has an eslint.config.mjs that exports this, and ESLint 9
+// with the flag `npm run lint` sets (docs/decisions.md#d9) takes every file's configuration from the
+// nearest eslint.config.mjs above it, so these rules
 // never meet the pack's code and n8n's rules (the root eslint.config.mjs, left exactly as
 // `n8n-node lint` in strict mode demands) never meet the tools. Patterns are relative to the
 // folder whose eslint.config.mjs exports this.

@@ -166,7 +166,10 @@ export function publicApi(url: string, apiKey: string) {
 			const deadline = Date.now() + timeoutMs;
 			for (;;) {
 				const execution = await api.getExecution(id, true);
-				if (isSettled(execution)) return execution;
+				// n8n 1.123 can show a manual execution `success` before its data is written (its log:
+				// "Found successful execution where data is empty stringified array"): wait for the data.
+				const dataPending = execution.status === 'success' && !execution.data?.resultData;
+				if (isSettled(execution) && !dataPending) return execution;
 				if (Date.now() > deadline) throw new Error(`execution ${id} not settled after ${timeoutMs} ms (status ${execution.status})`);
 				await new Promise((r) => setTimeout(r, intervalMs));
 			}

@@ -95,6 +95,21 @@ describe('documentation links: every address n8n shows for the pack, and every r
 		expect(broken).toEqual([]);
 	});
 
+	it.each(tracked(/\.(ts|js|mjs|json|yml)$/).filter((f) => !f.startsWith('node_modules/') && !f.startsWith('bench/results/') && f !== 'package-lock.json'))(
+		'%s: every repository document it cites (docs/…, README.md, …#anchor) exists',
+		(source) => {
+			const text = fs.readFileSync(path.join(REPO, source), 'utf8');
+			const broken: string[] = [];
+			for (const m of text.matchAll(/(?<![\w/.-])((?:docs\/[\w/-]+|[\w/-]*README|CONTRIBUTING|RELEASING|CHANGELOG)\.md)(?:#([\w-]+))?/g)) {
+				const [cited, file, anchor] = m;
+				const full = path.join(REPO, file);
+				if (!fs.existsSync(full)) broken.push(`${cited} (no such file)`);
+				else if (anchor && !anchorsOf(fs.readFileSync(full, 'utf8')).has(anchor)) broken.push(`${cited} (no such anchor)`);
+			}
+			expect(broken).toEqual([]);
+		},
+	);
+
 	it("anchorsOf follows GitHub's slugs", () => {
 		const anchors = anchorsOf('# A Title\n## Money node\n## Money node\n## `code` & (parens), 2.41.x!\n```\n# not a heading\n```\n<a id="d7"></a>\n');
 		expect([...anchors]).toEqual(['a-title', 'money-node', 'money-node-1', 'code--parens-241x', 'd7']);
