@@ -45,10 +45,10 @@ function fill(sources: Sources, text: string): string {
 }
 
 function benchTable(sources: Sources, rows: Row[]): string {
-	const lines = ['| Figure | What | Median (min .. max) | Goal |', '|---|---|---|---|'];
+	const lines = ['| Figure | What | Median (min .. max; runs) | Goal |', '|---|---|---|---|'];
 	for (const row of rows) {
 		const f = benchFigure(sources, row.name);
-		lines.push(`| \`${row.name}\` | ${fill(sources, row.what)} | ${withUnit(f.value, f.unit)} (${fmt(f.min)} .. ${fmt(f.max)}) | ${goalCell(sources, row)} |`);
+		lines.push(`| \`${row.name}\` | ${fill(sources, row.what)} | ${withUnit(f.value, f.unit)} (${fmt(f.min)} .. ${fmt(f.max)}; ${f.runs}) | ${goalCell(sources, row)} |`);
 	}
 	return lines.join('\n');
 }
