@@ -97,7 +97,7 @@ function walletPinOf(this: IExecuteFunctions, options: IDataObject, itemIndex: n
 	if (pin === '') {
 		throw fieldError(
 			this.getNode(),
-			{ parameter: 'Wallet PIN', field: 'pin', rule: 'is missing: set Wallet PIN in the Money API credential (or the Wallet PIN option of this node)' },
+			{ parameter: 'options', label: 'Wallet PIN', field: 'pin', rule: 'is missing: set Wallet PIN in the Money API credential (or the Wallet PIN option of this node)' },
 			itemIndex,
 		);
 	}

@@ -57,7 +57,7 @@ function toolModeRefusal(context: IExecuteFunctions, { resource, body, itemIndex
  */
 function withoutReferenceRefusal(context: IExecuteFunctions, { resource, itemIndex }: CreateRequest): NodeOperationError | undefined {
 	const refusal = (rule: string) => {
-		const error = fieldError(context.getNode(), { parameter: 'Business Reference', field: 'idempotency-key', rule }, itemIndex);
+		const error = fieldError(context.getNode(), { parameter: 'businessReference', label: 'Business Reference', field: 'idempotency-key', rule }, itemIndex);
 		error.context.attempted = false;
 		return error;
 	};
