@@ -31,13 +31,17 @@ export const amountNotice: INodeProperties = {
 	default: '',
 };
 
+/**
+ * Text, empty by default: n8n marks an empty required text parameter and runs nothing until it is
+ * set, where a number parameter would start at a value (0 is refused, 1 would move money unasked).
+ */
 export const amountField: INodeProperties = {
 	displayName: 'Amount',
 	name: 'amount',
-	type: 'number',
+	type: 'string',
 	required: true,
-	typeOptions: { minValue: 1, numberPrecision: 0 },
-	default: 0,
+	default: '',
+	placeholder: 'e.g. 5000',
 	description: 'Whole number greater than 0, in the smallest currency unit',
 };
 
@@ -56,7 +60,8 @@ export const identifierTypeField = ({ label }: Party): INodeProperties => ({
 	type: 'options',
 	required: true,
 	options: identifierTypeOptions(),
-	default: 'phone',
+	// A GM account needs no account type on any channel: a new create runs with the defaults.
+	default: 'gm_account',
 	description: `How the ${label.toLowerCase()} is identified`,
 });
 
@@ -66,7 +71,7 @@ export const identifierField = ({ label, verb }: Party): INodeProperties => ({
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: '+22890000001',
+	placeholder: 'e.g. GM-1001 or +22890000001',
 	description: `The ${label.toLowerCase()} to be ${verb}: a phone number in international format, or a GM account identifier`,
 });
 
