@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { TransactionResource } from '../../api/values';
 import { cancelSignalOf, isCancellation } from '../../transport/cancellation';
 import { asNodeError, type NodeError } from '../../transport/errors';
+import { rowAsGiven } from '../helpers/create/input';
 import * as account from './account';
 import { cancelledBeforeStart, endCancelledRun } from './cancelled';
 import * as charge from './charge';
@@ -40,14 +42,14 @@ export function errorItemJson(error: NodeError): IDataObject {
 }
 
 /**
- * A failed create says so and names the idempotency key it used (null when it failed before one was
- * derived), and what it was sent with when it got that far.
+ * A failed create says so, whose payment it was (what it was sent with, or the row as given when it
+ * was refused before), and names the idempotency key it used (null when it failed before one was derived).
  */
-function failedCreateJson(error: NodeError): IDataObject {
-	const key = error.context?.idempotency_key;
-	const sent = error.context?.sent;
-	const sentWith = sent && typeof sent === 'object' && !Array.isArray(sent) ? (sent as IDataObject) : {};
-	return { ...errorItemJson(error), ...sentWith, outcome: 'failed', idempotency_key: typeof key === 'string' ? key : null };
+function failedCreateJson(context: IExecuteFunctions, resource: TransactionResource, error: NodeError): IDataObject {
+	const { idempotency_key: key, sent, itemIndex } = error.context ?? {};
+	const identity = sent && typeof sent === 'object' && !Array.isArray(sent) ? (sent as IDataObject) : rowAsGiven.call(context, resource, Number(itemIndex ?? 0));
+	const { error: message, ...rest } = errorItemJson(error);
+	return { outcome: 'failed', error: message, ...identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };
 }
 
 async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
@@ -96,7 +98,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 1)) || 1))
 		: 1;
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
-	const failedJson = (nodeError: NodeError) => (operation === 'create' ? failedCreateJson(nodeError) : errorItemJson(nodeError));
+	const failedJson = (nodeError: NodeError) => (operation === 'create' ? failedCreateJson(this, resource as TransactionResource, nodeError) : errorItemJson(nodeError));
 
 	const runItem = async (itemIndex: number): Promise<void> => {
 		try {

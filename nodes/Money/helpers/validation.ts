@@ -252,5 +252,6 @@ export function fieldError(node: INode, problem: FieldProblem, itemIndex: number
 	});
 	error.context.field = problem.field;
 	error.context.parameter = problem.parameter;
+	error.context.attempted = false;
 	return error;
 }

@@ -33,6 +33,39 @@ describe('Money node against the sandbox', () => {
 			expect(listed.output('Money').map((item) => item.json.reference)).toContain(created.reference);
 		});
 
+		it('says on every error item whose payout it was, a row refused before any request included', async () => {
+			const rows = [
+				{ order: 'ER-1', amount: 1500, to: 'GM-1002', type: 'gm_account' },
+				{ order: 'ER-2', amount: 'abc', to: 'GM-1003', type: 'gm_account' },
+				{ order: 'ER-3', amount: 1700, to: '+22890000002', type: 'phone', channel: 'platform' },
+				{ order: 'ER-4', amount: 10_000_000, to: 'GM-1002', type: 'gm_account' },
+			];
+			const parameters = payout({
+				amount: '={{ $json.amount }}',
+				identifier: '={{ $json.to }}',
+				identifierType: '={{ $json.type }}',
+				channel: '={{ $json.channel ?? "psp-a-tg" }}',
+				businessReference: '={{ $json.order }}',
+			});
+			const result = await run(parameters, { settings: CONTINUE, items: rows.map((json) => ({ json })) });
+			const items = result.output('Money').map((item) => item.json);
+			expect(items.map((item) => item.outcome)).toEqual(['created', 'failed', 'failed', 'failed']);
+			expect(items[1]).toMatchObject({
+				business_reference: 'ER-2',
+				amount: 'abc',
+				currency: 'XOF',
+				beneficiary_identifier: { identifier: 'GM-1003', type: 'gm_account' },
+				channel: 'psp-a-tg',
+				attempted: false,
+				field: 'amount',
+				idempotency_key: null,
+			});
+			expect(items[2]).toMatchObject({ business_reference: 'ER-3', amount: 1700, beneficiary_identifier: { identifier: '+22890000002', type: 'phone' }, channel: 'platform', field: 'beneficiary_account_type' });
+			// Refused by the API: what it was sent with.
+			expect(items[3]).toMatchObject({ business_reference: 'ER-4', amount: 10_000_000, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1002', type: 'gm_account' }, channel: 'psp-a-tg' });
+			for (const item of items.slice(1)) expect(Object.keys(item).slice(0, 2)).toEqual(['outcome', 'error']);
+		});
+
 		it('waits for the final status when asked', async () => {
 			await env.sb.control.setFinalizeAfter(150);
 			const done = json(
