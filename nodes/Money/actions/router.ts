@@ -52,6 +52,19 @@ function failedCreateJson(context: IExecuteFunctions, resource: TransactionResou
 	return { outcome: 'failed', error: message, ...identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };
 }
 
+/**
+ * A failed item for On Error: Continue. With "(using error output)", n8n's
+ * WorkflowExecute.handleNodeErrorOutput sends to the error output only an item whose json holds
+ * nothing but `error`, `message` and `details` (an item carrying `error` itself has its json replaced
+ * by the message), and gives it the fields of the input row it came from: what the node says beside
+ * the error goes under `details`.
+ */
+function failedItem(context: IExecuteFunctions, json: IDataObject, itemIndex: number): INodeExecutionData {
+	if (context.getNode().onError !== 'continueErrorOutput') return { json, pairedItem: { item: itemIndex } };
+	const { error, ...details } = json;
+	return { json: { error, details }, pairedItem: { item: itemIndex } };
+}
+
 async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
 	let next = 0;
 	const failures: Array<{ index: number; error: unknown }> = [];
@@ -91,7 +104,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (error) {
 			const nodeError = asNodeError(node, error, 0);
 			if (!this.continueOnFail()) throw nodeError;
-			return [[{ json: errorItemJson(nodeError), pairedItem: { item: 0 } }]];
+			return [[failedItem(this, errorItemJson(nodeError), 0)]];
 		}
 	}
 	const concurrency = CONCURRENT_OPERATIONS.has(operation)
@@ -108,7 +121,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const nodeError = asNodeError(node, error, itemIndex);
 			// A cancelled item is reported with the others once the run stops, whatever On Error says.
 			if (!this.continueOnFail() && !isCancellation(nodeError)) throw nodeError;
-			results[itemIndex] = [{ json: failedJson(nodeError), pairedItem: { item: itemIndex } }];
+			results[itemIndex] = [failedItem(this, failedJson(nodeError), itemIndex)];
 		}
 	};
 

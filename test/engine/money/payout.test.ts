@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
 import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
@@ -33,7 +33,7 @@ describe('Money node against the sandbox', () => {
 			expect(listed.output('Money').map((item) => item.json.reference)).toContain(created.reference);
 		});
 
-		it('says on every error item whose payout it was, a row refused before any request included', async () => {
+		it('says on every error item whose payout it was, a row refused before any request included, and sends them to the error output when asked', async () => {
 			const rows = [
 				{ order: 'ER-1', amount: 1500, to: 'GM-1002', type: 'gm_account' },
 				{ order: 'ER-2', amount: 'abc', to: 'GM-1003', type: 'gm_account' },
@@ -50,6 +50,14 @@ describe('Money node against the sandbox', () => {
 			const result = await run(parameters, { settings: CONTINUE, items: rows.map((json) => ({ json })) });
 			const items = result.output('Money').map((item) => item.json);
 			expect(items.map((item) => item.outcome)).toEqual(['created', 'failed', 'failed', 'failed']);
+			// On Error: Continue (using error output): the same items, the failures on the error output.
+			const routed = await run(parameters, { settings: { onError: 'continueErrorOutput' }, items: rows.map((json) => ({ json })) });
+			expect(routed.output('Money', 0).map((item) => item.json.business_reference)).toEqual(['ER-1']);
+			// What the node says beside the error goes under details (n8n adds the input row's fields when a node precedes it).
+			const failed = routed.output('Money', 1).map((item) => item.json);
+			expect(failed.map((item) => (item.details as IDataObject).business_reference)).toEqual(['ER-2', 'ER-3', 'ER-4']);
+			const { error, ...details } = items[1];
+			expect(failed[0]).toEqual({ error, details });
 			expect(items[1]).toMatchObject({
 				business_reference: 'ER-2',
 				amount: 'abc',
