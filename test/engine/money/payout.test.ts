@@ -17,6 +17,8 @@ describe('Money node against the sandbox', () => {
 			const created = json(await run(payout({ amount: 2500 })));
 			expect(created).toMatchObject({ success: true, reference: expect.any(String), resource: 'payout' });
 			expect(created.idempotency_key).toMatch(UUID);
+			// What happened, to whom, how much, the Business Reference, then the API's reference and the rest.
+			expect(Object.keys(created).slice(0, 7)).toEqual(['outcome', 'beneficiary_identifier', 'amount', 'currency', 'channel', 'business_reference', 'reference']);
 
 			const fetched = json(await run({ resource: 'payout', operation: 'get', reference: created.reference, options: FAST }));
 			expect(fetched).toMatchObject({ reference: created.reference, amount: { value: -2500 } });
@@ -80,6 +82,7 @@ describe('Money node against the sandbox', () => {
 				await run(payout({ options: { ...FAST, waitForFinalStatus: true, pollIntervalMs: 50, waitTimeoutSeconds: 10 } })),
 			);
 			expect(done).toMatchObject({ final_status_reached: true, status: expect.stringMatching(/COMPLETED|FAILED|CANCELLED/) });
+			expect(Object.keys(done).slice(0, 3)).toEqual(['outcome', 'status', 'beneficiary_identifier']);
 			await env.sb.control.setFinalizeAfter(null);
 
 			const pending = json(

@@ -91,16 +91,17 @@ export function readBusinessReference(this: IExecuteFunctions, itemIndex: number
 }
 
 /**
- * Whose payment a create item is and how much: what an operator reads first in a run's output, on a
- * success and a failure alike. `party` is the payer or beneficiary identifier object.
+ * Whose payment a create item is, how much, and the Business Reference: what an operator reads
+ * first in a run's output (after what happened), on a success and a failure alike. `party` is the
+ * payer or beneficiary identifier object.
  */
 export function rowIdentity(resource: TransactionResource, row: { amount: unknown; currency: unknown; party: unknown; channel: unknown }, businessReference: string): IDataObject {
 	return {
-		business_reference: businessReference !== '' ? businessReference : null,
+		[PARTY_FIELD[resource]]: row.party as IDataObject[string],
 		amount: row.amount as IDataObject[string],
 		currency: row.currency as IDataObject[string],
-		[PARTY_FIELD[resource]]: row.party as IDataObject[string],
 		channel: row.channel as IDataObject[string],
+		business_reference: businessReference !== '' ? businessReference : null,
 	};
 }
 

@@ -83,7 +83,9 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 			(answer) => outcomeOf(answer) === 'replayed',
 		);
 		sentCreates.accepted(idempotencyKey);
-		return { ...answer.body, resource, ...described, idempotency_key: idempotencyKey, outcome: outcomeOf(answer) };
+		// What happened, to whom and how much, the Business Reference, then the API's answer.
+		const { reference, ...answered } = answer.body;
+		return { outcome: outcomeOf(answer), ...described, reference, ...answered, resource, idempotency_key: idempotencyKey };
 	} catch (error) {
 		// CreateRun.send throws the node's own errors only (asNodeError).
 		const nodeError = asNodeError(node, error, itemIndex);
