@@ -23,14 +23,6 @@ export interface Party {
 	verb: string;
 }
 
-export const amountNotice: INodeProperties = {
-	displayName:
-		'Amounts are whole numbers in the smallest currency unit. XOF and XAF have no minor unit: enter 5000 to move 5000 XOF. The amount is sent as entered, never multiplied.',
-	name: 'amountNotice',
-	type: 'notice',
-	default: '',
-};
-
 /**
  * Text, empty by default: n8n marks an empty required text parameter and runs nothing until it is
  * set, where a number parameter would start at a value (0 is refused, 1 would move money unasked).
@@ -42,6 +34,7 @@ export const amountField: INodeProperties = {
 	required: true,
 	default: '',
 	placeholder: 'e.g. 5000',
+	hint: 'XOF and XAF have no minor unit: 5000 moves 5000 XOF, sent as entered',
 	description: 'Whole number greater than 0, in the smallest currency unit',
 };
 
@@ -96,13 +89,17 @@ export const accountTypeField = ({ label }: Party): INodeProperties => ({
 	description: `Account type of the ${label.toLowerCase()}. Required for a phone number on the Platform channel; recommended on the mobile-money channels, where it resolves the ${label.toLowerCase()}’s display name.`,
 });
 
-export const businessReferenceNotice: INodeProperties = {
-	displayName:
-		'Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own order or payout ID to make every re-run safe.',
+/**
+ * Shown only while Business Reference is empty: hidden by a rule on its value (n8n shows a
+ * parameter whose `show` rule looks at an expression, so a mapped reference would not hide it).
+ */
+export const businessReferenceNotice = (resource: TransactionResource): INodeProperties => ({
+	displayName: `Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own ${resource === 'charge' ? 'order or invoice' : 'payout'} ID to make every re-run safe.`,
 	name: 'businessReferenceNotice',
 	type: 'notice',
 	default: '',
-};
+	displayOptions: { hide: { businessReference: [{ _cnd: { regex: '\\S' } }] } },
+});
 
 export const businessReferenceField: INodeProperties = {
 	displayName: 'Business Reference',
