@@ -258,6 +258,39 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 	});
 
 	checks.push({
+		name: 'a new Payout → Create given only an amount and a beneficiary of the default identifier type runs',
+		shot: 'defaults-run',
+		async fn() {
+			const api = await ownerApi();
+			const name = 'Pay with the defaults';
+			const created = await api.createWorkflow({
+				name: 'UI: a create on its defaults',
+				nodes: [
+					{ id: 'd1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+					{
+						id: 'd2',
+						name,
+						type: 'n8n-nodes-money.money',
+						typeVersion: 1,
+						position: [240, 0],
+						// What the editor saves of a node added and given an amount and a beneficiary: the parameters set, the rest at their defaults.
+						parameters: { resource: 'payout', operation: 'create', amount: '1000', identifier: 'GM-1002' },
+						credentials: { moneyApi: { id: ctx.credential.id, name: ctx.credential.name } },
+					},
+				],
+				connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			});
+			const before = (await ctx.sandbox.control.ledger()).payouts.length;
+			await openWorkflow({ file: 'ui', workflow: created });
+			await page.getByTestId('execute-workflow-button').first().click();
+			await canvasNode(name).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
+			const after = (await ctx.sandbox.control.ledger()).payouts.length;
+			if (after !== before + 1) throw new Error(`the sandbox held ${before} payouts before the run and ${after} after; expected one more`);
+		},
+	});
+
+	checks.push({
 		name: 'a restart of the quick start on the same data folder keeps an edit made to an example, and seeds nothing twice',
 		shot: 'restart-keeps-edit',
 		async fn() {
