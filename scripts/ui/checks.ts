@@ -165,7 +165,9 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 			await canvasNode(PAYOUT_NODE).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
 			await openNode(PAYOUT_NODE);
 			const output = page.getByTestId('output-panel').first();
-			await output.getByText('60 items', { exact: true }).first().waitFor();
+			// Failed payouts leave by the error output (On Error: Continue (using error output)): none here.
+			await output.getByText('Success Branch (60 items)', { exact: true }).first().waitFor();
+			await output.getByText('Error Branch', { exact: true }).first().waitFor();
 			const text = await output.innerText();
 			const references = [...new Set(text.match(/pay_[0-9a-f]+/g) || [])];
 			if (references.length === 0) throw new Error('the output shows no payout reference');
