@@ -165,7 +165,9 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 			await canvasNode(PAYOUT_NODE).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
 			await openNode(PAYOUT_NODE);
 			const output = page.getByTestId('output-panel').first();
-			await output.getByText('60 items', { exact: true }).first().waitFor();
+			// Failed payouts leave by the error output (On Error: Continue (using error output)): none here.
+			await output.getByText('Success Branch (60 items)', { exact: true }).first().waitFor();
+			await output.getByText('Error Branch', { exact: true }).first().waitFor();
 			const text = await output.innerText();
 			const references = [...new Set(text.match(/pay_[0-9a-f]+/g) || [])];
 			if (references.length === 0) throw new Error('the output shows no payout reference');
@@ -204,6 +206,89 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 			const counts = [0, 1, 2, 3].map((output) => (rt.nodeOutput(run, RECONCILE_NODE, { output }) || []).length);
 			const want = [expected.matched, expected.mismatched, expected.missing, expected.unexpected];
 			if (counts.join() !== want.join()) throw new Error(`the run's Matched, Mismatched, Missing in API and Unexpected in API outputs hold ${counts.join(', ')} items; expected ${want.join(', ')}`);
+		},
+	});
+
+	checks.push({
+		name: 'a refused parameter shows in the error as the field the panel names ("In or underneath Parameter"), never "Could not find parameter"',
+		shot: 'field-error',
+		async fn() {
+			const api = await ownerApi();
+			const message = { name: 'Message too long', field: 'Additional Fields > Message' };
+			const created = await api.createWorkflow({
+				name: 'UI: a refused parameter',
+				nodes: [
+					{ id: 'f1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+					{
+						id: 'f2',
+						name: message.name,
+						type: 'n8n-nodes-money.money',
+						typeVersion: 1,
+						position: [240, 0],
+						parameters: {
+							resource: 'payout',
+							operation: 'create',
+							amount: 1000,
+							identifierType: 'gm_account',
+							identifier: 'GM-1001',
+							businessReference: 'ui-field-error-1',
+							additionalFields: { message: '={{ "x".repeat(300) }}' },
+						},
+						credentials: { moneyApi: { id: ctx.credential.id, name: ctx.credential.name } },
+					},
+				],
+				connections: { Start: { main: [[{ node: message.name, type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			});
+			const before = (await ctx.sandbox.control.ledger()).payouts.length;
+			await openWorkflow({ file: 'ui', workflow: created });
+			await page.getByTestId('execute-workflow-button').first().click();
+			await page.getByText(`Problem in node ‘${message.name}‘`).first().waitFor({ timeout: LOAD_TIMEOUT_MS });
+			await openNode(message.name);
+			const output = page.getByTestId('output-panel').first();
+			await output.getByText('Message (message) must be at most 255 characters', { exact: false }).first().waitFor();
+			const details = output.locator('.node-error-view__details-summary').first();
+			if (await details.isVisible()) await details.click();
+			const row = output.locator('.node-error-view__details-row').filter({ hasText: 'In or underneath Parameter' }).first();
+			await row.waitFor();
+			const shown = (await row.innerText()).replace(/\s+/g, ' ').trim();
+			if (!shown.endsWith(message.field)) throw new Error(`the error's parameter row reads "${shown}"; expected it to name ${message.field}`);
+			if ((await output.innerText()).includes('Could not find parameter')) throw new Error('the error view says "Could not find parameter"');
+			const after = (await ctx.sandbox.control.ledger()).payouts.length;
+			if (after !== before) throw new Error(`the refused payout reached the sandbox (${before} payouts before, ${after} after)`);
+		},
+	});
+
+	checks.push({
+		name: 'a new Payout → Create given only an amount and a beneficiary of the default identifier type runs',
+		shot: 'defaults-run',
+		async fn() {
+			const api = await ownerApi();
+			const name = 'Pay with the defaults';
+			const created = await api.createWorkflow({
+				name: 'UI: a create on its defaults',
+				nodes: [
+					{ id: 'd1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+					{
+						id: 'd2',
+						name,
+						type: 'n8n-nodes-money.money',
+						typeVersion: 1,
+						position: [240, 0],
+						// What the editor saves of a node added and given an amount and a beneficiary: the parameters set, the rest at their defaults.
+						parameters: { resource: 'payout', operation: 'create', amount: '1000', identifier: 'GM-1002' },
+						credentials: { moneyApi: { id: ctx.credential.id, name: ctx.credential.name } },
+					},
+				],
+				connections: { Start: { main: [[{ node: name, type: 'main', index: 0 }]] } },
+				settings: { executionOrder: 'v1' },
+			});
+			const before = (await ctx.sandbox.control.ledger()).payouts.length;
+			await openWorkflow({ file: 'ui', workflow: created });
+			await page.getByTestId('execute-workflow-button').first().click();
+			await canvasNode(name).getByTestId('canvas-node-status-success').waitFor({ timeout: LOAD_TIMEOUT_MS });
+			const after = (await ctx.sandbox.control.ledger()).payouts.length;
+			if (after !== before + 1) throw new Error(`the sandbox held ${before} payouts before the run and ${after} after; expected one more`);
 		},
 	});
 

@@ -68,10 +68,36 @@ describe('example workflows run as shipped', () => {
 		expect(again.output('Send payout').map((item) => item.json.reference)).toEqual(
 			paid.map((item) => item.json.reference),
 		);
+		expect(first.output('Send payout', 1)).toEqual([]);
 		const payouts = (await sandbox.control.ledger()).payouts;
 		expect(payouts).toHaveLength(60);
 		expect((await sandbox.control.counters()).rejected).toBe(0);
 		expect(findSecrets([first.run, again.run], { pin: sandbox.info.pin, clientSecret: sandbox.info.clientSecret, hmacSecret: sandbox.info.hmacSecret })).toEqual([]);
+	});
+
+	it('sends the rows it cannot pay to the failed-payouts node, each with its row, its Business Reference and the error', async () => {
+		const definition = example('pay-beneficiaries.json');
+		engine.credentials.set(exampleCredentialId(definition), CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info, { velocityLimit: 10, velocityWindowSeconds: 1 }));
+		const rows = [
+			{ order_id: 'BAD-1', beneficiary: 'GM-1002', identifier_type: 'gm_account', account_type: '', amount: 'abc', note: 'not a number' },
+			{ order_id: 'BAD-2', beneficiary: '12ab', identifier_type: 'phone', account_type: 'Driver', amount: 1000, note: 'not a phone' },
+			{ order_id: 'GOOD-1', beneficiary: 'GM-1003', identifier_type: 'gm_account', account_type: '', amount: 1000, note: 'paid' },
+		];
+		const nodes = definition.nodes.map((node) =>
+			node.name === 'Beneficiaries (replace with your sheet)' ? { ...node, parameters: { ...node.parameters, jsonOutput: JSON.stringify({ rows }) } } : node,
+		);
+		const result = await runWorkflow(engine, buildWorkflow(engine, { ...definition, nodes }), { startNode: 'Start payout run' });
+
+		expect(result.error()).toBeUndefined();
+		expect(result.output('Send payout').map((item) => item.json.business_reference)).toEqual(['GOOD-1']);
+		const failed = result.output('Failed payouts (check them, fix, run again)').map((item) => item.json);
+		expect(failed.map((item) => [item.order_id, item.beneficiary, item.amount, (item.details as { business_reference: string }).business_reference])).toEqual([
+			['BAD-1', 'GM-1002', 'abc', 'BAD-1'],
+			['BAD-2', '12ab', 1000, 'BAD-2'],
+		]);
+		expect(failed[0].error).toMatch(/^Amount \(amount\)/);
+		expect(failed[1].error).toMatch(/^Beneficiary Identifier \(beneficiary_identifier.identifier\)/);
+		expect(failed[1].details).toMatchObject({ outcome: 'failed', attempted: false, currency: 'XOF', channel: 'psp-a-tg' });
 	});
 
 	it("reconciles yesterday's orders against yesterday's charges and routes the problems to the notification", async () => {

@@ -1,8 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import type { TransactionResource } from '../../api/values';
 import { cancelSignalOf, isCancellation } from '../../transport/cancellation';
 import { asNodeError, type NodeError } from '../../transport/errors';
+import { rowAsGiven } from '../helpers/create/input';
 import * as account from './account';
 import { cancelledBeforeStart, endCancelledRun } from './cancelled';
 import * as charge from './charge';
@@ -40,14 +42,27 @@ export function errorItemJson(error: NodeError): IDataObject {
 }
 
 /**
- * A failed create says so and names the idempotency key it used (null when it failed before one was
- * derived), and what it was sent with when it got that far.
+ * A failed create says so, whose payment it was (what it was sent with, or the row as given when it
+ * was refused before), and names the idempotency key it used (null when it failed before one was derived).
  */
-function failedCreateJson(error: NodeError): IDataObject {
-	const key = error.context?.idempotency_key;
-	const sent = error.context?.sent;
-	const sentWith = sent && typeof sent === 'object' && !Array.isArray(sent) ? (sent as IDataObject) : {};
-	return { ...errorItemJson(error), ...sentWith, outcome: 'failed', idempotency_key: typeof key === 'string' ? key : null };
+function failedCreateJson(context: IExecuteFunctions, resource: TransactionResource, error: NodeError): IDataObject {
+	const { idempotency_key: key, sent, itemIndex } = error.context ?? {};
+	const identity = sent && typeof sent === 'object' && !Array.isArray(sent) ? (sent as IDataObject) : rowAsGiven.call(context, resource, Number(itemIndex ?? 0));
+	const { error: message, ...rest } = errorItemJson(error);
+	return { outcome: 'failed', error: message, ...identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };
+}
+
+/**
+ * A failed item for On Error: Continue. With "(using error output)", n8n's
+ * WorkflowExecute.handleNodeErrorOutput sends to the error output only an item whose json holds
+ * nothing but `error`, `message` and `details` (an item carrying `error` itself has its json replaced
+ * by the message), and gives it the fields of the input row it came from: what the node says beside
+ * the error goes under `details`.
+ */
+function failedItem(context: IExecuteFunctions, json: IDataObject, itemIndex: number): INodeExecutionData {
+	if (context.getNode().onError !== 'continueErrorOutput') return { json, pairedItem: { item: itemIndex } };
+	const { error, ...details } = json;
+	return { json: { error, details }, pairedItem: { item: itemIndex } };
 }
 
 async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
@@ -89,14 +104,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (error) {
 			const nodeError = asNodeError(node, error, 0);
 			if (!this.continueOnFail()) throw nodeError;
-			return [[{ json: errorItemJson(nodeError), pairedItem: { item: 0 } }]];
+			return [[failedItem(this, errorItemJson(nodeError), 0)]];
 		}
 	}
 	const concurrency = CONCURRENT_OPERATIONS.has(operation)
 		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 1)) || 1))
 		: 1;
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
-	const failedJson = (nodeError: NodeError) => (operation === 'create' ? failedCreateJson(nodeError) : errorItemJson(nodeError));
+	const failedJson = (nodeError: NodeError) => (operation === 'create' ? failedCreateJson(this, resource as TransactionResource, nodeError) : errorItemJson(nodeError));
 
 	const runItem = async (itemIndex: number): Promise<void> => {
 		try {
@@ -106,7 +121,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			const nodeError = asNodeError(node, error, itemIndex);
 			// A cancelled item is reported with the others once the run stops, whatever On Error says.
 			if (!this.continueOnFail() && !isCancellation(nodeError)) throw nodeError;
-			results[itemIndex] = [{ json: failedJson(nodeError), pairedItem: { item: itemIndex } }];
+			results[itemIndex] = [failedItem(this, failedJson(nodeError), itemIndex)];
 		}
 	};
 

@@ -23,21 +23,18 @@ export interface Party {
 	verb: string;
 }
 
-export const amountNotice: INodeProperties = {
-	displayName:
-		'Amounts are whole numbers in the smallest currency unit. XOF and XAF have no minor unit: enter 5000 to move 5000 XOF. The amount is sent as entered, never multiplied.',
-	name: 'amountNotice',
-	type: 'notice',
-	default: '',
-};
-
+/**
+ * Text, empty by default: n8n marks an empty required text parameter and runs nothing until it is
+ * set, where a number parameter would start at a value (0 is refused, 1 would move money unasked).
+ */
 export const amountField: INodeProperties = {
 	displayName: 'Amount',
 	name: 'amount',
-	type: 'number',
+	type: 'string',
 	required: true,
-	typeOptions: { minValue: 1, numberPrecision: 0 },
-	default: 0,
+	default: '',
+	placeholder: 'e.g. 5000',
+	hint: 'XOF and XAF have no minor unit: 5000 moves 5000 XOF, sent as entered',
 	description: 'Whole number greater than 0, in the smallest currency unit',
 };
 
@@ -56,7 +53,8 @@ export const identifierTypeField = ({ label }: Party): INodeProperties => ({
 	type: 'options',
 	required: true,
 	options: identifierTypeOptions(),
-	default: 'phone',
+	// A GM account needs no account type on any channel: a new create runs with the defaults.
+	default: 'gm_account',
 	description: `How the ${label.toLowerCase()} is identified`,
 });
 
@@ -66,7 +64,7 @@ export const identifierField = ({ label, verb }: Party): INodeProperties => ({
 	type: 'string',
 	required: true,
 	default: '',
-	placeholder: '+22890000001',
+	placeholder: 'e.g. GM-1001 or +22890000001',
 	description: `The ${label.toLowerCase()} to be ${verb}: a phone number in international format, or a GM account identifier`,
 });
 
@@ -91,13 +89,17 @@ export const accountTypeField = ({ label }: Party): INodeProperties => ({
 	description: `Account type of the ${label.toLowerCase()}. Required for a phone number on the Platform channel; recommended on the mobile-money channels, where it resolves the ${label.toLowerCase()}’s display name.`,
 });
 
-export const businessReferenceNotice: INodeProperties = {
-	displayName:
-		'Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own order or payout ID to make every re-run safe.',
+/**
+ * Shown only while Business Reference is empty: hidden by a rule on its value (n8n shows a
+ * parameter whose `show` rule looks at an expression, so a mapped reference would not hide it).
+ */
+export const businessReferenceNotice = (resource: TransactionResource): INodeProperties => ({
+	displayName: `Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own ${resource === 'charge' ? 'order or invoice' : 'payout'} ID to make every re-run safe.`,
 	name: 'businessReferenceNotice',
 	type: 'notice',
 	default: '',
-};
+	displayOptions: { hide: { businessReference: [{ _cnd: { regex: '\\S' } }] } },
+});
 
 export const businessReferenceField: INodeProperties = {
 	displayName: 'Business Reference',

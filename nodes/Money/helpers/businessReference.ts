@@ -20,7 +20,8 @@ export function stampBusinessReference(body: IDataObject, businessReference: str
 	const existing = metadata[BUSINESS_REFERENCE_METADATA_FIELD];
 	if (existing !== undefined && String(existing) !== businessReference) {
 		return {
-			parameter: 'Metadata',
+			parameter: 'additionalFields.metadata',
+			label: 'Metadata',
 			field: `metadata.${BUSINESS_REFERENCE_METADATA_FIELD}`,
 			rule: 'is where the node stores the Business Reference: remove this entry or give it the same value as Business Reference',
 		};

@@ -4,15 +4,24 @@ import { NodeOperationError } from 'n8n-workflow';
 import { ACCOUNT_TYPE_FIELD, ACCOUNT_TYPES, CHANNELS, CURRENCIES, IDENTIFIER_TYPES, MESSAGE_MAX_CHARACTERS, PARTY_FIELD, type TransactionResource } from '../../api/values';
 import { checkDocument } from './document';
 
-/** A client-side rule a parameter breaks: the parameter as the UI names it, the API field, the rule. */
+/** A client-side rule a parameter breaks: the parameter, the API field, the rule. */
 export interface FieldProblem {
+	/**
+	 * The parameter's path of internal names (`amount`, `additionalFields.message`): n8n's editor
+	 * finds the field by it (the error's "In parameter"; a label there reads "Could not find
+	 * parameter"). The editor takes the node's first parameter of each name, whatever the resource
+	 * and operation: an Option is named by its collection, `options`, whose first holder (Account →
+	 * Get) has other options.
+	 */
 	parameter: string;
+	/** The parameter as the panel labels it, for the message. */
+	label: string;
 	field: string;
 	rule: string;
 }
 
 export function describeProblem(problem: FieldProblem): string {
-	return `${problem.parameter} (${problem.field}) ${problem.rule}`;
+	return `${problem.label} (${problem.field}) ${problem.rule}`;
 }
 
 export interface CreateInput {
@@ -62,37 +71,39 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 	const party = PARTY_LABEL[resource];
 	const partyField = PARTY_FIELD[resource];
 	const accountTypeField = ACCOUNT_TYPE_FIELD[resource];
-	const fail = (parameter: string, field: string, rule: string): CreateValidation => ({
+	const fail = (parameter: string, label: string, field: string, rule: string): CreateValidation => ({
 		ok: false,
-		problem: { parameter, field, rule },
+		problem: { parameter, label, field, rule },
 	});
 
 	const amount = parseAmount(input.amount);
 	if (amount === undefined) {
 		return fail(
+			'amount',
 			'Amount',
 			'amount',
 			`must be a whole number greater than 0 in the smallest currency unit (XOF and XAF have no minor unit: 5000 means 5000 XOF); ${describeGiven(input.amount)}`,
 		);
 	}
 	if (typeof input.currency !== 'string' || !(CURRENCIES as readonly string[]).includes(input.currency)) {
-		return fail('Currency', 'currency', `must be one of ${oneOf(CURRENCIES)}; ${describeGiven(input.currency)}`);
+		return fail('currency', 'Currency', 'currency', `must be one of ${oneOf(CURRENCIES)}; ${describeGiven(input.currency)}`);
 	}
 
 	const identifierType = input.identifierType;
 	if (resource === 'payout' && identifierType === 'bank_account') {
-		return fail(`${party} Identifier Type`, `${partyField}.type`, 'bank_account is reserved for future use by the Money API');
+		return fail('identifierType', `${party} Identifier Type`, `${partyField}.type`, 'bank_account is reserved for future use by the Money API');
 	}
 	if (typeof identifierType !== 'string' || !(IDENTIFIER_TYPES as readonly string[]).includes(identifierType)) {
-		return fail(`${party} Identifier Type`, `${partyField}.type`, `must be one of ${oneOf(IDENTIFIER_TYPES)}; ${describeGiven(identifierType)}`);
+		return fail('identifierType', `${party} Identifier Type`, `${partyField}.type`, `must be one of ${oneOf(IDENTIFIER_TYPES)}; ${describeGiven(identifierType)}`);
 	}
 	if (typeof input.identifier !== 'string' && typeof input.identifier !== 'number') {
-		return fail(`${party} Identifier`, `${partyField}.identifier`, 'is required');
+		return fail('identifier', `${party} Identifier`, `${partyField}.identifier`, 'is required');
 	}
 	const identifier = String(input.identifier).trim();
-	if (identifier === '') return fail(`${party} Identifier`, `${partyField}.identifier`, 'is required');
+	if (identifier === '') return fail('identifier', `${party} Identifier`, `${partyField}.identifier`, 'is required');
 	if (identifierType === 'phone' && !PHONE_NUMBER.test(identifier)) {
 		return fail(
+			'identifier',
 			`${party} Identifier`,
 			`${partyField}.identifier`,
 			`must be a phone number in international format (8 to 15 digits, optional leading +) when the type is phone; ${describeGiven(identifier)}`,
@@ -100,7 +111,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 	}
 
 	if (typeof input.channel !== 'string' || !(CHANNELS as readonly string[]).includes(input.channel)) {
-		return fail('Channel', 'channel', `must be one of ${oneOf(CHANNELS)}; ${describeGiven(input.channel)}`);
+		return fail('channel', 'Channel', 'channel', `must be one of ${oneOf(CHANNELS)}; ${describeGiven(input.channel)}`);
 	}
 
 	const body: IDataObject = {
@@ -112,11 +123,12 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 
 	if (!isBlank(input.accountType)) {
 		if (typeof input.accountType !== 'string' || !(ACCOUNT_TYPES as readonly string[]).includes(input.accountType)) {
-			return fail(`${party} Account Type`, accountTypeField, `must be one of ${oneOf(ACCOUNT_TYPES)}; ${describeGiven(input.accountType)}`);
+			return fail('accountType', `${party} Account Type`, accountTypeField, `must be one of ${oneOf(ACCOUNT_TYPES)}; ${describeGiven(input.accountType)}`);
 		}
 		body[accountTypeField] = input.accountType;
 	} else if (identifierType === 'phone' && input.channel === 'platform') {
 		return fail(
+			'accountType',
 			`${party} Account Type`,
 			accountTypeField,
 			'is required when the identifier type is phone and the channel is platform',
@@ -125,16 +137,16 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 
 	if (!isBlank(input.accountNumber)) {
 		if (typeof input.accountNumber !== 'string' && typeof input.accountNumber !== 'number') {
-			return fail('Account Number', 'account_number', 'must be text');
+			return fail('additionalFields.accountNumber', 'Account Number', 'account_number', 'must be text');
 		}
 		body.account_number = String(input.accountNumber).trim();
 	}
 
 	if (!isBlank(input.message)) {
-		if (typeof input.message !== 'string') return fail('Message', 'message', 'must be text');
+		if (typeof input.message !== 'string') return fail('additionalFields.message', 'Message', 'message', 'must be text');
 		const length = Array.from(input.message).length;
 		if (length > MESSAGE_MAX_CHARACTERS) {
-			return fail('Message', 'message', `must be at most ${MESSAGE_MAX_CHARACTERS} characters; it has ${length}`);
+			return fail('additionalFields.message', 'Message', 'message', `must be at most ${MESSAGE_MAX_CHARACTERS} characters; it has ${length}`);
 		}
 		body.message = input.message;
 	}
@@ -144,13 +156,13 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 		const paymentReference: IDataObject = {};
 		if (!isBlank(referenceNumber)) {
 			if (typeof referenceNumber !== 'string' && typeof referenceNumber !== 'number') {
-				return fail('Payment Reference Number', 'payment_reference.ref_number', 'must be text');
+				return fail('additionalFields.paymentReferenceNumber', 'Payment Reference Number', 'payment_reference.ref_number', 'must be text');
 			}
 			paymentReference.ref_number = String(referenceNumber).trim();
 		}
 		if (input.document) {
 			const check = checkDocument(input.document);
-			if (!check.ok) return fail('Payment Reference Document', 'payment_reference.ref_document', check.rule);
+			if (!check.ok) return fail('additionalFields.paymentReferenceDocumentField', 'Payment Reference Document', 'payment_reference.ref_document', check.rule);
 			paymentReference.ref_document = Buffer.from(input.document).toString('base64');
 		}
 		body.payment_reference = paymentReference;
@@ -160,12 +172,12 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 		const metadata: IDataObject = {};
 		for (const [index, entry] of input.metadata.entries()) {
 			const key = typeof entry.key === 'string' ? entry.key.trim() : '';
-			if (key === '') return fail('Metadata', `metadata[${index}].key`, 'needs a non-empty key');
+			if (key === '') return fail('additionalFields.metadata', 'Metadata', `metadata[${index}].key`, 'needs a non-empty key');
 			if (Object.prototype.hasOwnProperty.call(metadata, key)) {
-				return fail('Metadata', `metadata.${key}`, 'has this key more than once');
+				return fail('additionalFields.metadata', 'Metadata', `metadata.${key}`, 'has this key more than once');
 			}
 			if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
-				return fail('Metadata', `metadata.${key}`, 'uses a reserved key name');
+				return fail('additionalFields.metadata', 'Metadata', `metadata.${key}`, 'uses a reserved key name');
 			}
 			metadata[key] = (entry.value ?? '') as IDataObject[string];
 		}
@@ -240,5 +252,6 @@ export function fieldError(node: INode, problem: FieldProblem, itemIndex: number
 	});
 	error.context.field = problem.field;
 	error.context.parameter = problem.parameter;
+	error.context.attempted = false;
 	return error;
 }

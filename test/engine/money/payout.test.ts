@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
 import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
@@ -17,6 +17,8 @@ describe('Money node against the sandbox', () => {
 			const created = json(await run(payout({ amount: 2500 })));
 			expect(created).toMatchObject({ success: true, reference: expect.any(String), resource: 'payout' });
 			expect(created.idempotency_key).toMatch(UUID);
+			// What happened, to whom, how much, the Business Reference, then the API's reference and the rest.
+			expect(Object.keys(created).slice(0, 7)).toEqual(['outcome', 'beneficiary_identifier', 'amount', 'currency', 'channel', 'business_reference', 'reference']);
 
 			const fetched = json(await run({ resource: 'payout', operation: 'get', reference: created.reference, options: FAST }));
 			expect(fetched).toMatchObject({ reference: created.reference, amount: { value: -2500 } });
@@ -33,12 +35,54 @@ describe('Money node against the sandbox', () => {
 			expect(listed.output('Money').map((item) => item.json.reference)).toContain(created.reference);
 		});
 
+		it('says on every error item whose payout it was, a row refused before any request included, and sends them to the error output when asked', async () => {
+			const rows = [
+				{ order: 'ER-1', amount: 1500, to: 'GM-1002', type: 'gm_account' },
+				{ order: 'ER-2', amount: 'abc', to: 'GM-1003', type: 'gm_account' },
+				{ order: 'ER-3', amount: 1700, to: '+22890000002', type: 'phone', channel: 'platform' },
+				{ order: 'ER-4', amount: 10_000_000, to: 'GM-1002', type: 'gm_account' },
+			];
+			const parameters = payout({
+				amount: '={{ $json.amount }}',
+				identifier: '={{ $json.to }}',
+				identifierType: '={{ $json.type }}',
+				channel: '={{ $json.channel ?? "psp-a-tg" }}',
+				businessReference: '={{ $json.order }}',
+			});
+			const result = await run(parameters, { settings: CONTINUE, items: rows.map((json) => ({ json })) });
+			const items = result.output('Money').map((item) => item.json);
+			expect(items.map((item) => item.outcome)).toEqual(['created', 'failed', 'failed', 'failed']);
+			// On Error: Continue (using error output): the same items, the failures on the error output.
+			const routed = await run(parameters, { settings: { onError: 'continueErrorOutput' }, items: rows.map((json) => ({ json })) });
+			expect(routed.output('Money', 0).map((item) => item.json.business_reference)).toEqual(['ER-1']);
+			// What the node says beside the error goes under details (n8n adds the input row's fields when a node precedes it).
+			const failed = routed.output('Money', 1).map((item) => item.json);
+			expect(failed.map((item) => (item.details as IDataObject).business_reference)).toEqual(['ER-2', 'ER-3', 'ER-4']);
+			const { error, ...details } = items[1];
+			expect(failed[0]).toEqual({ error, details });
+			expect(items[1]).toMatchObject({
+				business_reference: 'ER-2',
+				amount: 'abc',
+				currency: 'XOF',
+				beneficiary_identifier: { identifier: 'GM-1003', type: 'gm_account' },
+				channel: 'psp-a-tg',
+				attempted: false,
+				field: 'amount',
+				idempotency_key: null,
+			});
+			expect(items[2]).toMatchObject({ business_reference: 'ER-3', amount: 1700, beneficiary_identifier: { identifier: '+22890000002', type: 'phone' }, channel: 'platform', field: 'beneficiary_account_type' });
+			// Refused by the API: what it was sent with.
+			expect(items[3]).toMatchObject({ business_reference: 'ER-4', amount: 10_000_000, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1002', type: 'gm_account' }, channel: 'psp-a-tg' });
+			for (const item of items.slice(1)) expect(Object.keys(item).slice(0, 2)).toEqual(['outcome', 'error']);
+		});
+
 		it('waits for the final status when asked', async () => {
 			await env.sb.control.setFinalizeAfter(150);
 			const done = json(
 				await run(payout({ options: { ...FAST, waitForFinalStatus: true, pollIntervalMs: 50, waitTimeoutSeconds: 10 } })),
 			);
 			expect(done).toMatchObject({ final_status_reached: true, status: expect.stringMatching(/COMPLETED|FAILED|CANCELLED/) });
+			expect(Object.keys(done).slice(0, 3)).toEqual(['outcome', 'status', 'beneficiary_identifier']);
 			await env.sb.control.setFinalizeAfter(null);
 
 			const pending = json(

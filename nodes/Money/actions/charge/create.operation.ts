@@ -5,7 +5,6 @@ import {
 	accountTypeField,
 	additionalFields,
 	amountField,
-	amountNotice,
 	businessReferenceField,
 	businessReferenceNotice,
 	channelField,
@@ -24,14 +23,13 @@ import type { OperationContext } from '../node.type';
 const PAYER: Party = { label: 'Payer', verb: 'charged' };
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['create'] } }, [
-	amountNotice,
 	amountField,
 	currencyField,
 	identifierTypeField(PAYER),
 	identifierField(PAYER),
 	channelField('The payer approves in the app; the output carries the redirect_link to hand to the payer'),
 	accountTypeField(PAYER),
-	businessReferenceNotice,
+	businessReferenceNotice('charge'),
 	businessReferenceField,
 	requireBusinessReferenceField('charge'),
 	requireBusinessReferenceOffNotice,

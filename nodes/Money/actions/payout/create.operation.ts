@@ -5,7 +5,6 @@ import {
 	accountTypeField,
 	additionalFields,
 	amountField,
-	amountNotice,
 	businessReferenceField,
 	businessReferenceNotice,
 	channelField,
@@ -24,14 +23,13 @@ import type { OperationContext } from '../node.type';
 const BENEFICIARY: Party = { label: 'Beneficiary', verb: 'paid' };
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['payout'], operation: ['create'] } }, [
-	amountNotice,
 	amountField,
 	currencyField,
 	identifierTypeField(BENEFICIARY),
 	identifierField(BENEFICIARY),
 	channelField('In-app wallet transfer'),
 	accountTypeField(BENEFICIARY),
-	businessReferenceNotice,
+	businessReferenceNotice('payout'),
 	businessReferenceField,
 	requireBusinessReferenceField('payout'),
 	requireBusinessReferenceOffNotice,

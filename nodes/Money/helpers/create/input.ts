@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../../api/values';
+import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
 import { apiClientOf } from './request/apiClient';
@@ -90,6 +90,41 @@ export function readBusinessReference(this: IExecuteFunctions, itemIndex: number
 	return reading.kind === 'reference' ? reading.value : '';
 }
 
+/**
+ * Whose payment a create item is, how much, and the Business Reference: what an operator reads
+ * first in a run's output (after what happened), on a success and a failure alike. `party` is the
+ * payer or beneficiary identifier object.
+ */
+export function rowIdentity(resource: TransactionResource, row: { amount: unknown; currency: unknown; party: unknown; channel: unknown }, businessReference: string): IDataObject {
+	return {
+		[PARTY_FIELD[resource]]: row.party as IDataObject[string],
+		amount: row.amount as IDataObject[string],
+		currency: row.currency as IDataObject[string],
+		channel: row.channel as IDataObject[string],
+		business_reference: businessReference !== '' ? businessReference : null,
+	};
+}
+
+/**
+ * The identity of a row refused before its request was built (amount "abc", a missing party):
+ * each value as the item gives it, null where it cannot be read (an expression that fails).
+ */
+export function rowAsGiven(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number): IDataObject {
+	const given = (read: () => unknown): unknown => {
+		try {
+			const value = read();
+			return value === undefined || value === '' ? null : value;
+		} catch {
+			return null;
+		}
+	};
+	const parameter = (name: string) => given(() => this.getNodeParameter(name, itemIndex, null));
+	const businessReference = given(() => readBusinessReference.call(this, itemIndex));
+	const party = { identifier: parameter('identifier'), type: parameter('identifierType') };
+	const row = { amount: parameter('amount'), currency: parameter('currency'), party, channel: parameter('channel') };
+	return rowIdentity(resource, row, typeof businessReference === 'string' ? businessReference : '');
+}
+
 /** The wallet PIN: the node's Wallet PIN option, else the credential's. Never from item data. */
 function walletPinOf(this: IExecuteFunctions, options: IDataObject, itemIndex: number, credentials: ICredentialDataDecryptedObject): string {
 	const overridePin = typeof options.walletPin === 'string' ? options.walletPin : '';
@@ -97,7 +132,7 @@ function walletPinOf(this: IExecuteFunctions, options: IDataObject, itemIndex: n
 	if (pin === '') {
 		throw fieldError(
 			this.getNode(),
-			{ parameter: 'Wallet PIN', field: 'pin', rule: 'is missing: set Wallet PIN in the Money API credential (or the Wallet PIN option of this node)' },
+			{ parameter: 'options', label: 'Wallet PIN', field: 'pin', rule: 'is missing: set Wallet PIN in the Money API credential (or the Wallet PIN option of this node)' },
 			itemIndex,
 		);
 	}

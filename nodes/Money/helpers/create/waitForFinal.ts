@@ -94,8 +94,10 @@ export async function withFinalStatus(this: IExecuteFunctions, create: CreateReq
 			itemIndex,
 			credential: settings.credential,
 		});
-		return { ...created, ...outcome };
+		// The status beside the outcome: what happened first.
+		const { status, ...waited } = outcome;
+		return { outcome: created.outcome, status, ...created, ...waited };
 	} catch (error) {
-		return { ...created, final_status_reached: false, status: null, wait_error: error instanceof Error ? error.message : String(error) };
+		return { outcome: created.outcome, status: null, ...created, final_status_reached: false, wait_error: error instanceof Error ? error.message : String(error) };
 	}
 }

@@ -10,6 +10,12 @@ import { fieldError, toIsoTimestamp } from '../validation';
 
 /** Listing charges or payouts: the query from the parameters, and the pages read up to a limit. */
 
+/** The parameter paths of Created After / Before: in the Filters of Get Many, top-level in Reconcile. */
+export interface PeriodParameters {
+	start: string;
+	end: string;
+}
+
 /**
  * `start_date` / `end_date` from the Created After / Before parameters, in the workflow's time zone
  * when they carry none; empty values are left out.
@@ -19,23 +25,24 @@ export function periodQuery(
 	startDate: unknown,
 	endDate: unknown,
 	itemIndex: number,
+	parameters: PeriodParameters,
 ): { start_date?: string; end_date?: string } {
 	const qs: { start_date?: string; end_date?: string } = {};
 	const timeZone = this.getTimezone();
-	for (const [value, field, parameter] of [
-		[startDate, 'start_date', 'Created After'],
-		[endDate, 'end_date', 'Created Before'],
+	for (const [value, field, parameter, label] of [
+		[startDate, 'start_date', parameters.start, 'Created After'],
+		[endDate, 'end_date', parameters.end, 'Created Before'],
 	] as const) {
 		if (value === undefined || value === null || value === '') continue;
 		const iso = toIsoTimestamp(value, timeZone);
 		if (!iso) {
-			throw fieldError(this.getNode(), { parameter, field, rule: 'must be a date (ISO 8601)' }, itemIndex);
+			throw fieldError(this.getNode(), { parameter, label, field, rule: 'must be a date (ISO 8601)' }, itemIndex);
 		}
 		qs[field] = iso;
 	}
 	if (qs.start_date && qs.end_date && qs.start_date > qs.end_date) {
 		const rule = 'must not be before Created After';
-		throw fieldError(this.getNode(), { parameter: 'Created Before', field: 'end_date', rule }, itemIndex);
+		throw fieldError(this.getNode(), { parameter: parameters.end, label: 'Created Before', field: 'end_date', rule }, itemIndex);
 	}
 	return qs;
 }
@@ -48,12 +55,12 @@ export function listQuery(this: IExecuteFunctions, resource: TransactionResource
 	if (filters.status) {
 		if (!statuses.includes(String(filters.status))) {
 			const rule = `must be one of ${statuses.join(', ')} for ${resource}s`;
-			throw fieldError(this.getNode(), { parameter: 'Status', field: 'status', rule }, itemIndex);
+			throw fieldError(this.getNode(), { parameter: 'filters.status', label: 'Status', field: 'status', rule }, itemIndex);
 		}
 		qs.status = filters.status;
 	}
 	if (filters.channel) qs.channel = filters.channel;
-	Object.assign(qs, periodQuery.call(this, filters.startDate, filters.endDate, itemIndex));
+	Object.assign(qs, periodQuery.call(this, filters.startDate, filters.endDate, itemIndex, { start: 'filters.startDate', end: 'filters.endDate' }));
 	return qs;
 }
 
@@ -63,7 +70,7 @@ export function listLimit(this: IExecuteFunctions, itemIndex: number): number | 
 	const limit = returnAll ? undefined : Number(this.getNodeParameter('limit', itemIndex, 50));
 	if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1 && limit <= LIST_PAGE_SIZE_MAX)) {
 		const rule = `must be a whole number from 1 to ${LIST_PAGE_SIZE_MAX}`;
-		throw fieldError(this.getNode(), { parameter: 'Limit', field: 'limit', rule }, itemIndex);
+		throw fieldError(this.getNode(), { parameter: 'limit', label: 'Limit', field: 'limit', rule }, itemIndex);
 	}
 	return limit;
 }

@@ -14,7 +14,7 @@ export function requiredReference(
 ): string {
 	const reference = validateReference(this.getNodeParameter(parameter.name, itemIndex));
 	if (!reference) {
-		throw fieldError(this.getNode(), { parameter: parameter.displayName, field: parameter.field, rule: 'is required' }, itemIndex);
+		throw fieldError(this.getNode(), { parameter: parameter.name, label: parameter.displayName, field: parameter.field, rule: 'is required' }, itemIndex);
 	}
 	return reference;
 }

@@ -18,17 +18,18 @@ export function readMatchSettings(this: IExecuteFunctions, options: IDataObject)
 	const tolerance = options.amountTolerance ?? 0;
 	if (!(typeof tolerance === 'number' && Number.isSafeInteger(tolerance) && tolerance >= 0)) {
 		const rule = 'must be a whole number of 0 or more';
-		throw fieldError(this.getNode(), { parameter: 'Amount Tolerance', field: 'amountTolerance', rule }, 0);
+		throw fieldError(this.getNode(), { parameter: 'options', label: 'Amount Tolerance', field: 'amountTolerance', rule }, 0);
 	}
 	return { amountTolerance: tolerance, pendingIsNotFinal: options.pendingHandling !== 'difference' };
 }
 
 /** The required period, as the API's start_date / end_date. */
 export function readPeriodParameters(this: IExecuteFunctions): Period {
-	const qs = periodQuery.call(this, this.getNodeParameter('createdAfter', 0, ''), this.getNodeParameter('createdBefore', 0, ''), 0);
+	const parameters = { start: 'createdAfter', end: 'createdBefore' };
+	const qs = periodQuery.call(this, this.getNodeParameter(parameters.start, 0, ''), this.getNodeParameter(parameters.end, 0, ''), 0, parameters);
 	if (!qs.start_date || !qs.end_date) {
-		const [parameter, field] = qs.start_date ? ['Created Before', 'end_date'] : ['Created After', 'start_date'];
-		throw fieldError(this.getNode(), { parameter, field, rule: 'is required: the period decides which transactions are unexpected' }, 0);
+		const [parameter, label, field] = qs.start_date ? [parameters.end, 'Created Before', 'end_date'] : [parameters.start, 'Created After', 'start_date'];
+		throw fieldError(this.getNode(), { parameter, label, field, rule: 'is required: the period decides which transactions are unexpected' }, 0);
 	}
 	return { start_date: qs.start_date, end_date: qs.end_date };
 }
@@ -48,7 +49,7 @@ export function readRecords(this: IExecuteFunctions, resource: TransactionResour
 	};
 	if (!fields.reference && !fields.businessReference) {
 		const rule = 'or Business Reference Field must name the record field to match on';
-		throw fieldError(this.getNode(), { parameter: 'Reference Field', field: 'referenceField', rule }, 0);
+		throw fieldError(this.getNode(), { parameter: 'referenceField', label: 'Reference Field', field: 'referenceField', rule }, 0);
 	}
 	const expectedStatus = String(this.getNodeParameter('expectedStatus', 0, 'COMPLETED') ?? '');
 	const statusField = expectedStatus === STATUS_FROM_FIELD ? name('statusField', 'status') : '';

@@ -38,26 +38,26 @@ export function readRecord(
 	fields: RecordFields,
 	statuses: readonly string[],
 ): RecordReading {
-	const fail = (parameter: string, field: string, rule: string): RecordReading => ({
+	const fail = (parameter: string, label: string, field: string, rule: string): RecordReading => ({
 		ok: false,
-		problem: { parameter, field, rule: `${rule} (input item ${itemIndex})` },
+		problem: { parameter, label, field, rule: `${rule} (input item ${itemIndex})` },
 	});
 	const reference = validateReference(fields.reference);
 	const businessReference = validateReference(fields.businessReference);
 	if (!reference && !businessReference) {
-		return fail('Reference Field', 'reference', 'and Business Reference Field give no value to match on');
+		return fail('referenceField', 'Reference Field', 'reference', 'and Business Reference Field give no value to match on');
 	}
 	const amount = parseAmount(fields.amount);
 	if (amount === undefined) {
-		return fail('Amount Field', 'amount', 'must be a whole number greater than 0 in the smallest currency unit');
+		return fail('amountField', 'Amount Field', 'amount', 'must be a whole number greater than 0 in the smallest currency unit');
 	}
 	const currency = text(fields.currency).toUpperCase();
 	if (!CURRENCY_CODE.test(currency)) {
-		return fail('Currency Field', 'currency', 'must be a three-letter currency code (for example XOF)');
+		return fail('currencyField', 'Currency Field', 'currency', 'must be a three-letter currency code (for example XOF)');
 	}
 	const status = text(fields.status).toUpperCase();
 	if (status !== '' && !statuses.includes(status)) {
-		return fail('Status Field', 'status', `must be empty or one of ${statuses.join(', ')}`);
+		return fail('statusField', 'Status Field', 'status', `must be empty or one of ${statuses.join(', ')}`);
 	}
 	return {
 		ok: true,

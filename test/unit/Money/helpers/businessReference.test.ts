@@ -19,7 +19,7 @@ describe('Business Reference in metadata', () => {
 
 	it('refuses a user entry under the same key with another value, and accepts the same value', () => {
 		const body: IDataObject = { metadata: { n8n_business_reference: 'ord-8' } };
-		expect(stampBusinessReference(body, 'ord-9')).toMatchObject({ parameter: 'Metadata', field: 'metadata.n8n_business_reference' });
+		expect(stampBusinessReference(body, 'ord-9')).toMatchObject({ parameter: 'additionalFields.metadata', label: 'Metadata', field: 'metadata.n8n_business_reference' });
 		expect(body.metadata).toEqual({ n8n_business_reference: 'ord-8' });
 		expect(stampBusinessReference({ metadata: { n8n_business_reference: 'ord-9' } }, 'ord-9')).toBeUndefined();
 	});

@@ -1,4 +1,8 @@
-import { type CreateInput, describeProblem, toIsoTimestamp, validateCreateInput } from '../../../../nodes/Money/helpers/validation';
+import { Money } from '../../../../nodes/Money/Money.node';
+import { stampBusinessReference } from '../../../../nodes/Money/helpers/businessReference';
+import { readRecord } from '../../../../nodes/Money/helpers/reconcile/records';
+import { type CreateInput, describeProblem, type FieldProblem, toIsoTimestamp, validateCreateInput } from '../../../../nodes/Money/helpers/validation';
+import { expectEditorFinds, parametersAtPath } from '../../support/properties';
 
 const valid: CreateInput = {
 	amount: 5000,
@@ -95,6 +99,61 @@ describe('create validation', () => {
 		const pdf = Buffer.from('%PDF-1.4 tiny');
 		const result = validateCreateInput('charge', { ...valid, document: pdf });
 		expect(result.ok && result.body.payment_reference).toEqual({ ref_document: pdf.toString('base64') });
+	});
+});
+
+/**
+ * The editor finds the field of an error by `context.parameter` (the error's "In parameter"):
+ * test/unit/support/properties.ts parametersAtPath.
+ */
+describe('problems name the parameter so the editor finds it', () => {
+	const cases: Array<[string, Partial<CreateInput>]> = [
+		['a number', { amount: 'abc' }],
+		['an options list', { currency: 'EUR' }],
+		['an options list (channel)', { channel: 'bank' }],
+		['a collection field (string)', { accountNumber: {} }],
+		['a collection field (multi-line string)', { message: 'x'.repeat(256) }],
+		['a collection field (payment reference number)', { paymentReferenceNumber: {} }],
+		['a collection field (binary field name)', { document: Buffer.from('hello') }],
+		['a fixed collection', { metadata: [{ key: '', value: 'x' }] }],
+	];
+	const partyCases: Array<[string, Partial<CreateInput>]> = [
+		['an options list (identifier type)', { identifierType: 'email' }],
+		['a string (identifier)', { identifier: '' }],
+		['an options list (account type, required)', { identifierType: 'phone', identifier: '+22890000001' }],
+		['an options list (account type, unknown)', { accountType: 'Boss' }],
+	];
+	it.each([...cases, ...partyCases])('on %s of a charge', (_kind, overrides) => {
+		expectEditorFinds(problemOf('charge', overrides), 'charge', 'create');
+	});
+	it.each(cases)('on %s of a payout', (_kind, overrides) => {
+		expectEditorFinds(problemOf('payout', overrides), 'payout', 'create');
+	});
+	it.each(partyCases)('on %s of a payout: the editor finds the field', (_kind, overrides) => {
+		const problem = problemOf('payout', overrides);
+		expect(parametersAtPath(new Money().description.properties, problem.parameter)).toHaveLength(1);
+	});
+	// n8n's editor takes the node's first parameter of a name: on a payout, "In parameter" reads the
+	// charge's label ("Payer Account Type"), the party fields having the same names on both.
+	it.failing.each(partyCases)('on %s of a payout: the editor shows the payout label', (_kind, overrides) => {
+		expectEditorFinds(problemOf('payout', overrides), 'payout', 'create');
+	});
+
+	it('on the metadata entry that holds the Business Reference', () => {
+		const problem = stampBusinessReference({ metadata: { n8n_business_reference: 'other' } }, 'order-1');
+		expect(problem).toBeDefined();
+		expectEditorFinds(problem as FieldProblem, 'payout', 'create');
+	});
+
+	it.each([
+		['Reference Field', { reference: '', businessReference: '', amount: 1, currency: 'XOF', status: '' }],
+		['Amount Field', { reference: 'a', businessReference: '', amount: 'abc', currency: 'XOF', status: '' }],
+		['Currency Field', { reference: 'a', businessReference: '', amount: 1, currency: 'euro', status: '' }],
+		['Status Field', { reference: 'a', businessReference: '', amount: 1, currency: 'XOF', status: 'LOST' }],
+	])('on a Reconcile record field: %s', (_label, fields) => {
+		const reading = readRecord(0, {}, fields, ['COMPLETED']);
+		if (reading.ok) throw new Error('expected a problem');
+		expectEditorFinds(reading.problem, 'charge', 'reconcile');
 	});
 });
 

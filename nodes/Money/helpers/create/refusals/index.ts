@@ -56,11 +56,7 @@ function toolModeRefusal(context: IExecuteFunctions, { resource, body, itemIndex
  * node context and a new execution id, so nothing the child could see ties the two runs together.
  */
 function withoutReferenceRefusal(context: IExecuteFunctions, { resource, itemIndex }: CreateRequest): NodeOperationError | undefined {
-	const refusal = (rule: string) => {
-		const error = fieldError(context.getNode(), { parameter: 'Business Reference', field: 'idempotency-key', rule }, itemIndex);
-		error.context.attempted = false;
-		return error;
-	};
+	const refusal = (rule: string) => fieldError(context.getNode(), { parameter: 'businessReference', label: 'Business Reference', field: 'idempotency-key', rule }, itemIndex);
 	if (context.getMode() === 'integrated') {
 		return refusal(
 			`is required in a sub-workflow (rule "Sub-workflows need a Business Reference"): n8n starts the sub-workflow as a new execution on every call, a Retry of the calling workflow included, so without one a ${resource} already made would be made again; map your own order or payout ID`,

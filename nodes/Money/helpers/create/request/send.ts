@@ -6,7 +6,7 @@ import { PARTY_FIELD, type TransactionResource } from '../../../../api/values';
 import { asNodeError } from '../../../../transport/errors';
 import { type MoneyApiAnswer, moneyApiCall } from '../../../../transport/request';
 import type { OperationContext } from '../../../actions/node.type';
-import type { CreateRequest } from '../input';
+import { type CreateRequest, rowIdentity } from '../input';
 import { rowPlaceOf } from './idempotencyKey';
 import { pinForRequest } from './pin';
 import { SentCreates } from './sentCreates';
@@ -23,14 +23,7 @@ function isReplayAnswer(headers: Record<string, unknown>): boolean {
 
 /** What a create item says it was sent with, beside the API's answer (a readable payout run). */
 function sentWith(resource: TransactionResource, body: IDataObject, businessReference: string): IDataObject {
-	const party = PARTY_FIELD[resource];
-	return {
-		amount: body.amount,
-		currency: body.currency,
-		[party]: body[party],
-		channel: body.channel,
-		business_reference: businessReference !== '' ? businessReference : null,
-	};
+	return rowIdentity(resource, { amount: body.amount, currency: body.currency, party: body[PARTY_FIELD[resource]], channel: body.channel }, businessReference);
 }
 
 /** The PIN as the API wants it: RSA-encrypted when the credential has the client's public key (docs/decisions.md#d4). */
@@ -90,7 +83,9 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 			(answer) => outcomeOf(answer) === 'replayed',
 		);
 		sentCreates.accepted(idempotencyKey);
-		return { ...answer.body, resource, ...described, idempotency_key: idempotencyKey, outcome: outcomeOf(answer) };
+		// What happened, to whom and how much, the Business Reference, then the API's answer.
+		const { reference, ...answered } = answer.body;
+		return { outcome: outcomeOf(answer), ...described, reference, ...answered, resource, idempotency_key: idempotencyKey };
 	} catch (error) {
 		// CreateRun.send throws the node's own errors only (asNodeError).
 		const nodeError = asNodeError(node, error, itemIndex);

@@ -1,5 +1,6 @@
 import { readRecord, type RecordFields, valueAt } from '../../../../../nodes/Money/helpers/reconcile/records';
 import { CHARGE_STATUSES } from '../../../../../nodes/api/values';
+import { describeProblem } from '../../../../../nodes/Money/helpers/validation';
 
 const fields = (overrides: Partial<RecordFields> = {}): RecordFields => ({
 	reference: '',
@@ -37,7 +38,7 @@ describe('readRecord', () => {
 		const reading = readRecord(2, {}, fields(overrides), CHARGE_STATUSES);
 		expect(reading.ok).toBe(false);
 		if (reading.ok) return;
-		expect(`${reading.problem.parameter} (${reading.problem.field}) ${reading.problem.rule}`).toContain(message);
+		expect(describeProblem(reading.problem)).toContain(message);
 		expect(reading.problem.rule).toContain('(input item 2)');
 	});
 });
