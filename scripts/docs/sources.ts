@@ -27,7 +27,7 @@ export interface Sources {
 	queue: Record<string, any>;
 	/**
 	 * `npm run bench:webhook-server`'s run (bench/results/webhook-server.json), with the figures of its
-	 * `--legacy-expressions` and `--lazy-isolates` runs (webhook-server-<variant>.json; their names
+	 * `--legacy-expressions`, `--lazy-isolates` and `--pool-size=4` runs (webhook-server-<variant>.json; their names
 	 * say so).
 	 */
 	server: { figures: BenchFigure[]; date: string; counts: Record<string, Record<string, Record<string, number>>> };
@@ -50,6 +50,6 @@ export function loadSources(): Sources {
 
 function serverResults(): Sources['server'] {
 	const run = readJson('bench/results/webhook-server.json');
-	const variants = ['legacy-expressions', 'lazy-isolates'].map((variant) => readJson(`bench/results/webhook-server-${variant}.json`));
+	const variants = ['legacy-expressions', 'lazy-isolates', 'pool-4'].map((variant) => readJson(`bench/results/webhook-server-${variant}.json`));
 	return { figures: [run, ...variants].flatMap((result) => result.figures), date: String(run.date).slice(0, 10), counts: run.counts };
 }
