@@ -23,7 +23,12 @@ const { run, json, payout } = env;
  */
 type Step = 'forward' | 'forward-then-503' | { status: number; body: IDataObject };
 
-async function startFront(upstream: string, script: Step[]): Promise<{ baseUrl: string; close: () => Promise<void>; seen: () => number }> {
+/** Answers from the front: `replayHeader: false` drops the sandbox's `idempotent-replayed` header (the specification names none). */
+interface FrontOptions {
+	replayHeader?: boolean;
+}
+
+async function startFront(upstream: string, script: Step[], frontOptions: FrontOptions = {}): Promise<{ baseUrl: string; close: () => Promise<void>; seen: () => number }> {
 	let creates = 0;
 	const origin = new URL(upstream).origin;
 	const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
@@ -49,7 +54,7 @@ async function startFront(upstream: string, script: Step[]): Promise<{ baseUrl: 
 				}
 				const out: Record<string, string> = { 'content-type': 'application/json' };
 				const replayed = answer.headers.get('idempotent-replayed');
-				if (replayed) out['idempotent-replayed'] = replayed;
+				if (replayed && frontOptions.replayHeader !== false) out['idempotent-replayed'] = replayed;
 				res.writeHead(answer.status, out);
 				res.end(text);
 			})();
@@ -73,9 +78,9 @@ const VELOCITY_REFUSAL: Step = {
 	body: { success: false, error_code: 'LIMIT_EXCEEDED', message: 'velocity limit reached', details: { limit: 'velocity', velocity_limit: 1000, velocity_window_seconds: 1 } },
 };
 
-async function withFront<T>(script: Step[], body: (credentialId: string) => Promise<T>): Promise<T> {
+async function withFront<T>(script: Step[], body: (credentialId: string) => Promise<T>, frontOptions: FrontOptions = {}): Promise<T> {
 	await run({ resource: 'account', operation: 'get', options: { maxRetries: 0 } }); // a fresh token: the script meets the creates, not a 401
-	const front = await startFront(env.sb.info.baseUrl, script);
+	const front = await startFront(env.sb.info.baseUrl, script, frontOptions);
 	env.engine.credentials.set(FRONT_CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox({ ...env.sb.info, baseUrl: front.baseUrl }, { velocityLimit: 1000 }));
 	try {
 		return await body(FRONT_CREDENTIAL_ID);
@@ -203,5 +208,81 @@ describe('Money node review: the same failed execution retried twice', () => {
 		} finally {
 			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, { velocityLimit: 1000 }));
 		}
+	});
+});
+
+describe('Money node review: what a Retry reports', () => {
+	/*
+	 * FINDING R3 (send.ts isReplayAnswer). The Money API's specification (section 5.6) says a repeated
+	 * key "returns the original cached response"; it names no replay header. `outcome` rests on the
+	 * sandbox's `idempotent-replayed` header alone, although the node knows from its own memory
+	 * (sentCreates: accepted under this key in the run this execution repeats) that nothing moved now.
+	 * Against an API that answers a replay as the spec says, a Retry of a payout run whose rows 1-2
+	 * were paid reports them `created` again: the money moved, says the item, a second time; a
+	 * workflow that books or notifies on `outcome: created` does it twice.
+	 */
+	it.failing('R3: a Retry reports rows paid in the run it repeats as replayed, also when the API marks no replay', async () => {
+		await withFront(
+			[],
+			async (credentialId) => {
+				const amounts = [63_001, 63_002, 900_063];
+				const money = moneyNode({ parameters: payoutParameters() as never, credentialId });
+				const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+				const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'trigger' });
+				expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+				const retried = await retryExecution(env.engine, workflow, failed);
+				expect(await Promise.all(amounts.map(paidWith))).toEqual([1, 1, 1]);
+				expect(retried.output('Money').map((item) => item.json.outcome)).toEqual(['replayed', 'replayed', 'created']); // prints created ×3
+			},
+			{ replayHeader: false },
+		);
+	});
+
+	/*
+	 * FINDING R4 (refusals/index.ts withoutReferenceRefusal). A manual run may create without a
+	 * Business Reference (Require Business Reference applies to production executions only), and
+	 * docs/idempotency.md tells the user of a manual run that failed part-way "to finish a failed run,
+	 * Retry it from the Executions list". That Retry runs in mode `retry`, which the setting counts
+	 * as production: every row is refused ("is required in production executions"), the rows already
+	 * paid included, though the node's memory of the run came back and every key is the same. The
+	 * way out the user is left with, running it again from the editor, pays rows 1-2 again.
+	 */
+	it.failing('R4: the Retry of a manual run without a Business Reference finishes the run (Require Business Reference on)', async () => {
+		const amounts = [64_001, 64_002, 900_064];
+		const money = moneyNode({ parameters: { ...payoutParameters(), requireBusinessReference: true } as never });
+		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+		const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'manual' });
+		expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+		const retried = await retryExecution(env.engine, workflow, failed);
+		expect(retried.error()).toBeUndefined(); // prints "Business Reference (idempotency-key) is required in production executions …"
+		expect(await Promise.all(amounts.map(paidWith))).toEqual([1, 1, 1]);
+	});
+});
+
+describe('Money node review: a create never sent', () => {
+	/*
+	 * FINDING R5 (errors.ts mayHaveBeenCarriedOut). When the token endpoint cannot be reached (a
+	 * network error inside the credential's preAuthentication, not an HTTP answer), the create was
+	 * never sent to the API host, yet the failure has no status and does not match /token request
+	 * failed/: it is counted as an unanswered create. The item says "The money may have moved" for a
+	 * payout that was never sent, and sentCreates keeps it as uncertain for good (a later Retry with
+	 * a Business Reference mapped refuses the row as "already sent").
+	 */
+	it.failing('R5: a payout whose access token could not be fetched (token host down) does not say the money may have moved', async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const { port } = closed.address() as AddressInfo;
+		await new Promise<void>((resolve) => closed.close(() => resolve()));
+		const id = 'money-review-token-down';
+		env.engine.credentials.set(id, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { tokenUrl: `http://127.0.0.1:${port}`, accessToken: '', velocityLimit: 1000 }));
+		const result = await run(payout({ amount: 65_001, options: { maxRetries: 0 } }), { credentialId: id, settings: CONTINUE });
+		const item = json(result);
+		expect(item.outcome).toBe('failed');
+		expect(await paidWith(65_001)).toBe(0);
+		expect(String(item.description)).not.toContain('The money may have moved'); // prints "No answer was received … The money may have moved …"
 	});
 });
