@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, type RunResult, runWorkflow } from '../../harness/engine';
+import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, runMoneyNode, type RunResult, runWorkflow } from '../../harness/engine';
 import { CONTINUE, useMoneyNode } from './setup';
 
 /*
@@ -78,12 +78,12 @@ const VELOCITY_REFUSAL: Step = {
 	body: { success: false, error_code: 'LIMIT_EXCEEDED', message: 'velocity limit reached', details: { limit: 'velocity', velocity_limit: 1000, velocity_window_seconds: 1 } },
 };
 
-async function withFront<T>(script: Step[], body: (credentialId: string) => Promise<T>, frontOptions: FrontOptions = {}): Promise<T> {
+async function withFront<T>(script: Step[], body: (credentialId: string, seen: () => number) => Promise<T>, frontOptions: FrontOptions = {}): Promise<T> {
 	await run({ resource: 'account', operation: 'get', options: { maxRetries: 0 } }); // a fresh token: the script meets the creates, not a 401
 	const front = await startFront(env.sb.info.baseUrl, script, frontOptions);
 	env.engine.credentials.set(FRONT_CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox({ ...env.sb.info, baseUrl: front.baseUrl }, { velocityLimit: 1000 }));
 	try {
-		return await body(FRONT_CREDENTIAL_ID);
+		return await body(FRONT_CREDENTIAL_ID, front.seen);
 	} finally {
 		await front.close();
 	}
@@ -128,6 +128,39 @@ describe('Money node review: a velocity refusal between a 503-after-commit and t
 			const item = json(result);
 			expect(item.outcome).toBe('failed');
 			expect(String(item.description)).toContain('The money may have moved'); // prints the INSUFFICIENT_FUNDS advice alone
+		});
+	});
+});
+
+describe('Money node review: a stop during the velocity wait after a 503-after-commit', () => {
+	/*
+	 * FINDING R1c. The same lost count as R1, on the cancel path: stopped while it waits out the
+	 * velocity refusal, the item is reported `attempted: false` ("not sent") and counted among the
+	 * items not sent, and sentCreates does not keep it as uncertain, though its first attempt
+	 * committed the payout. The run's message invites sending it again.
+	 */
+	it.failing('R1c: a payout whose first attempt got a 503 after commit, stopped during the velocity wait, is not reported as not sent', async () => {
+		const amount = 61_003;
+		await withFront(['forward-then-503', VELOCITY_REFUSAL], async (credentialId, seen) => {
+			let stopped: Promise<void> | undefined;
+			const result = await runMoneyNode(env.engine, {
+				parameters: payoutParameters({ amount, identifier: 'GM-1002', options: { maxRetries: 1, retryBaseDelayMs: 1 } }) as never,
+				credentialId,
+				settings: CONTINUE,
+				mode: 'trigger',
+				onStart: (stop) => {
+					stopped = (async () => {
+						while (seen() < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+						await new Promise((resolve) => setTimeout(resolve, 200));
+						stop();
+					})();
+				},
+			});
+			await stopped;
+			expect(await paidWith(amount)).toBe(1);
+			const item = result.output('Money')[0]?.json as IDataObject;
+			expect(item.cancelled).toBe(true);
+			expect(item.attempted).toBeUndefined(); // prints false: "not sent"
 		});
 	});
 });
