@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 
 import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, runMoneyNode, type RunResult, runWorkflow } from '../../harness/engine';
+import { buildWorkflow, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, runMoneyNode, runWorkflow } from '../../harness/engine';
 import { CONTINUE, useMoneyNode } from './setup';
 
 /*
@@ -191,58 +191,6 @@ function payoutParameters(extra: IDataObject = {}): IDataObject {
 		...extra,
 	};
 }
-
-describe('Money node review: the same failed execution retried twice', () => {
-	/*
-	 * FINDING R2 (sentCreates.ts / idempotencyKey.ts: memory lives in the retried execution only).
-	 * n8n 2.41's ExecutionService.retry refuses only a *finished* execution: an execution whose Retry
-	 * failed again stays failed and can be retried again from the Executions list, and every such
-	 * Retry starts from the ORIGINAL execution's stored data. What an earlier Retry of it paid is in
-	 * that Retry's execution, not in the original's: a second Retry of the original that sends those
-	 * rows under another key (a Business Reference mapped since) or to another API client pays them
-	 * again. Here: E0 fails at row 1 (402, nothing paid); E1 = Retry of E0 after a top-up pays rows
-	 * 1-2 and fails at row 3; the user maps a Business Reference and retries E0 again (E2, currently
-	 * saved workflow): rows 1-2 are paid a second time. The same with E2 sent to another API client.
-	 */
-	async function firstRetryPaysTwoRows(base: number) {
-		const amounts = [base + 1, base + 2, 900_000 + base];
-		const original = moneyNode({ parameters: payoutParameters() as never });
-		const workflow = buildWorkflow(env.engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
-		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 1_000 });
-		const e0 = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'trigger' });
-		expect(e0.error()?.message).toContain('INSUFFICIENT_FUNDS');
-		await env.sb.control.updateClient(env.sb.info.clientId, { balance: base * 2 + 10_000 });
-		const e1 = await retryExecution(env.engine, workflow, e0);
-		expect(e1.error()?.message).toContain('INSUFFICIENT_FUNDS');
-		const paidFirst = await Promise.all(amounts.map(paidWith));
-		expect(paidFirst).toEqual([1, 1, 0]);
-		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
-		return { original, amounts, e0 };
-	}
-
-	it.failing('R2a: a second Retry of the original execution, Business Reference mapped since, pays no row the first Retry paid', async () => {
-		const { original, amounts, e0 } = await firstRetryPaysTwoRows(62_100);
-		const mapped = { ...original, parameters: payoutParameters({ businessReference: '=order-{{ $json.amount }}' }) } as INode;
-		const e2: RunResult = await retryExecution(env.engine, buildWorkflow(env.engine, { nodes: [trigger, mapped], connections: chain([trigger, mapped]) }), e0);
-		expect(e2.error()).toBeUndefined();
-		expect(await Promise.all(amounts.map(paidWith))).toEqual([1, 1, 1]); // prints [2, 2, 1]
-	});
-
-	it.failing('R2b: a second Retry of the original execution sent to another API client pays no row the first Retry paid', async () => {
-		const { sb, engine } = env;
-		const second = sb.info.otherClients[0];
-		const { original, amounts, e0 } = await firstRetryPaysTwoRows(62_200);
-		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox({ ...sb.info, ...second }, { velocityLimit: 1000 }));
-		try {
-			await sb.control.updateClient(second.clientId, { balance: 10_000_000, limits: { velocityLimit: 1000 } });
-			await retryExecution(engine, buildWorkflow(engine, { nodes: [trigger, original], connections: chain([trigger, original]) }), e0);
-			const onSecond = (await sb.control.ledger(second.clientId)).payouts.filter((entry) => amounts.slice(0, 2).includes(-entry.amount.value));
-			expect(onSecond).toHaveLength(0); // prints 2: rows 1-2 paid on both clients
-		} finally {
-			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info, { velocityLimit: 1000 }));
-		}
-	});
-});
 
 describe('Money node review: what a Retry reports', () => {
 	/*

@@ -3,7 +3,6 @@ import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } f
 import type { TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
-import { apiClientOf } from './request/apiClient';
 import { fieldError, type CreateInput, validateCreateInput } from '../validation';
 
 /** One item's create, its parameters read once and checked against every rule the API documents, before anything is sent. */
@@ -20,8 +19,6 @@ export interface CreateRequest {
 	settings: CallSettings;
 	/** An AI agent runs the node as a tool. */
 	toolMode: boolean;
-	/** The API client the node run's credential names (request/apiClient.ts). */
-	apiClient: string;
 }
 
 async function readDocument(this: IExecuteFunctions, itemIndex: number, field: string): Promise<Buffer> {
@@ -114,5 +111,5 @@ export async function readCreate(this: IExecuteFunctions, resource: TransactionR
 	const credential = await context.credential();
 	const pin = walletPinOf.call(this, options, itemIndex, credential.data ?? {});
 	const settings = { ...context.callSettings(itemIndex), credential };
-	return { resource, itemIndex, body, businessReference, pin, options, settings, toolMode: context.isToolMode, apiClient: apiClientOf(credential.data ?? {}) };
+	return { resource, itemIndex, body, businessReference, pin, options, settings, toolMode: context.isToolMode };
 }

@@ -7,7 +7,6 @@ import { asNodeError } from '../../../../transport/errors';
 import { type MoneyApiAnswer, moneyApiCall } from '../../../../transport/request';
 import type { OperationContext } from '../../../actions/node.type';
 import type { CreateRequest } from '../input';
-import { rowPlaceOf } from './idempotencyKey';
 import { pinForRequest } from './pin';
 import { SentCreates } from './sentCreates';
 
@@ -55,7 +54,6 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 	const { resource, pin, businessReference, itemIndex, settings } = create;
 	const node = this.getNode();
 	const sentCreates = SentCreates.of(this);
-	const place = rowPlaceOf(this, itemIndex);
 	const body = sentCreates.bodyToSend(resource, idempotencyKey, create.body);
 	const sentBefore = sentCreates.has(idempotencyKey);
 	const earlierEntry = sentCreates.snapshot(idempotencyKey);
@@ -74,7 +72,7 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 			this,
 			attempt,
 			async () => {
-				sentCreates.remember(idempotencyKey, body, create.apiClient, place);
+				sentCreates.remember(idempotencyKey, body);
 				const answered = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
 					body: { ...body, pin: sentPin },
 					headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
