@@ -1,8 +1,9 @@
 import { generateKeyPairSync } from 'node:crypto';
 
-import type { INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
+import { CREDENTIAL_TYPE, credentialFromSandbox, runMoneyNode } from '../../harness/engine';
+import { paidWith, type Step, VELOCITY_REFUSAL, withFront } from './front';
 import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
 
 /*
@@ -214,6 +215,62 @@ describe('Money node against the sandbox', () => {
 			env.engine.credentials.set('wrong-rsa', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { rsaPublicKey: publicKey }));
 			const refused = json(await run(payout({ amount: 3637 }), { credentialId: 'wrong-rsa', settings: CONTINUE }));
 			expect(refused).toMatchObject({ httpCode: 400 });
+		});
+	});
+});
+
+describe('a 503 after the API committed, then a velocity refusal, then the resend', () => {
+	/*
+	 * The first attempt of a payout reaches the API, which commits it, and the answer is a 503; the
+	 * node's retry meets a velocity refusal, waits it out and calls again under the same key. The
+	 * unanswered attempt is counted across those calls (CreateRun.sendPaced): the API may hold the
+	 * payout whatever the later calls say.
+	 */
+	it('reports the payout the replayed answer comes from as created, not replayed', async () => {
+		const amount = 61_001;
+		await withFront(env, ['forward-then-503', VELOCITY_REFUSAL, 'forward'], async (credentialId) => {
+			const result = await run(payout({ amount, options: { maxRetries: 1, retryBaseDelayMs: 1 } }), { credentialId });
+			expect(await paidWith(env, amount)).toBe(1);
+			expect(json(result).outcome).toBe('created');
+		});
+	});
+
+	it('says the money may have moved when the resend is refused (402 checked before the idempotency record)', async () => {
+		const amount = 61_002;
+		const insufficient: Step = { status: 402, body: { success: false, error_code: 'INSUFFICIENT_FUNDS', message: 'payout amount exceeds the available balance', available_balance: 0 } };
+		await withFront(env, ['forward-then-503', VELOCITY_REFUSAL, insufficient], async (credentialId) => {
+			const result = await run(payout({ amount, options: { maxRetries: 1, retryBaseDelayMs: 1 } }), { credentialId, settings: CONTINUE });
+			expect(await paidWith(env, amount)).toBe(1);
+			const item = json(result);
+			expect(item.outcome).toBe('failed');
+			expect(item.attempted).toBeUndefined();
+			expect(String(item.description)).toContain('The money may have moved');
+		});
+	});
+
+	it('does not report a payout stopped during the velocity wait as not sent', async () => {
+		const amount = 61_003;
+		await withFront(env, ['forward-then-503', VELOCITY_REFUSAL], async (credentialId, seen) => {
+			let stopped: Promise<void> | undefined;
+			const result = await runMoneyNode(env.engine, {
+				parameters: payout({ amount, requireBusinessReference: false, options: { maxRetries: 1, retryBaseDelayMs: 1 } }) as never,
+				credentialId,
+				settings: CONTINUE,
+				mode: 'trigger',
+				onStart: (stop) => {
+					stopped = (async () => {
+						while (seen() < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+						await new Promise((resolve) => setTimeout(resolve, 200));
+						stop();
+					})();
+				},
+			});
+			await stopped;
+			expect(await paidWith(env, amount)).toBe(1);
+			const item = result.output('Money')[0]?.json as IDataObject;
+			expect(item.cancelled).toBe(true);
+			expect(item.attempted).toBeUndefined();
+			expect(String(item.description)).toContain('The money may have moved');
 		});
 	});
 });

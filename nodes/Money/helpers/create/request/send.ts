@@ -62,18 +62,17 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 
 	const run = await operation.createRun();
 	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
-	let unanswered = 0;
-	// A replayed answer after an attempt of this call went unanswered is that attempt's own commit:
+	// A replayed answer after an attempt of this create went unanswered is that attempt's own commit:
 	// the money moved now. Only a key this node had sent before this call was paid earlier.
 	const outcomeOf = (answer: MoneyApiAnswer): 'created' | 'replayed' =>
-		isReplayAnswer(answer.headers) && (sentBefore || unanswered === 0) ? 'replayed' : 'created';
+		isReplayAnswer(answer.headers) && (sentBefore || answer.unansweredAttempts === 0) ? 'replayed' : 'created';
 	try {
 		const answer = await run.send(
 			this,
 			attempt,
 			async () => {
 				sentCreates.remember(idempotencyKey, body);
-				const answered = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
+				return await moneyApiCall.call(this, 'POST', ROUTES[resource], {
 					body: { ...body, pin: sentPin },
 					headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
 					itemIndex,
@@ -82,8 +81,6 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 					credential: settings.credential,
 					redact: [pin, sentPin],
 				});
-				unanswered += answered.unansweredAttempts;
-				return answered;
 			},
 			(answer) => outcomeOf(answer) === 'replayed',
 		);
@@ -94,7 +91,7 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 		const nodeError = asNodeError(node, error, itemIndex);
 		const { httpCode, unansweredAttempts } = nodeError.context;
 		const unansweredNow = httpCode === undefined || httpCode === null || Number(httpCode) >= 500 || Number(unansweredAttempts) > 0;
-		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unanswered > 0 || unansweredNow, earlierEntry);
+		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unansweredNow, earlierEntry);
 		nodeError.context.sent = described;
 		throw nodeError;
 	}
