@@ -118,22 +118,3 @@ describe('Money node review: a create never sent', () => {
 		expect(String(item.description)).not.toContain('The money may have moved'); // prints "No answer was received … The money may have moved …"
 	});
 });
-
-describe('Money node review: Business References that are numbers', () => {
-	/*
-	 * FINDING R6 (input.ts readReference). A Business Reference mapped from a number is taken as
-	 * String(value) whatever its size. Order ids of 64 bits (snowflake ids, 19 digits) arrive in n8n
-	 * items through JSON.parse as doubles: 9007199254740993 and 9007199254740992 are one number, so two
-	 * orders get one Business Reference. Their payouts are identical rows (same beneficiary and
-	 * amount), which the run accepts as "one payment listed twice": the first order is paid, the
-	 * second comes back `replayed`, reported as paid, and never paid. An integer beyond
-	 * Number.MAX_SAFE_INTEGER is not a reference the node can trust; it should be refused (map it as
-	 * text), like the other references that are not references.
-	 */
-	it.failing('R6: two orders whose 64-bit ids collapse to one double are not paid as one payout', async () => {
-		const items = (JSON.parse('[{"order":9007199254740993,"amount":66001},{"order":9007199254740992,"amount":66001}]') as IDataObject[]).map((row) => ({ json: row }));
-		const result = await run(payout({ amount: '={{ $json.amount }}', businessReference: '={{ $json.order }}' }), { items, settings: CONTINUE });
-		const outcomes = result.output('Money').map((item) => item.json.outcome);
-		expect(outcomes).not.toContain('replayed'); // prints ["created", "replayed"]: one payout for two orders
-	});
-});

@@ -63,17 +63,20 @@ type ReferenceReading =
 	/** Not set: the parameter is empty and not an expression. */
 	| { kind: 'none' }
 	| { kind: 'whitespace' }
+	/** A number that is not an exact integer: beyond Number.MAX_SAFE_INTEGER two IDs read as one. */
+	| { kind: 'inexactNumber'; given: string }
 	/** An expression that gave nothing usable (empty, null, a list, an object). */
 	| { kind: 'empty'; given: string };
 
 /**
  * The Business Reference is the payment's identity across runs (docs/decisions.md#d4). A value that
- * is only whitespace, or a mapped value that gives nothing or a non-scalar, is not a reference: the
+ * is only whitespace, a number that is not an exact integer (an ID of 64 bits read from JSON as a
+ * number has lost its last digits), or a mapped value that gives nothing or a non-scalar, is not a reference: the
  * create is refused (refusals/runReferences.ts), never sent under a per-run key or "[object Object]".
  */
 export function readReference(this: IExecuteFunctions, itemIndex: number): ReferenceReading {
 	const value = this.getNodeParameter('businessReference', itemIndex, '') as unknown;
-	if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'reference', value: String(value) };
+	if (typeof value === 'number') return Number.isSafeInteger(value) ? { kind: 'reference', value: String(value) } : { kind: 'inexactNumber', given: String(value) };
 	if (typeof value === 'string' && value.trim() !== '') return { kind: 'reference', value: value.trim() };
 	if (typeof value === 'string' && value !== '') return { kind: 'whitespace' };
 	const configured = this.getNode().parameters.businessReference;
