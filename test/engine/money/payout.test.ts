@@ -1,4 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 
@@ -272,5 +274,22 @@ describe('a 503 after the API committed, then a velocity refusal, then the resen
 			expect(item.attempted).toBeUndefined();
 			expect(String(item.description)).toContain('The money may have moved');
 		});
+	});
+});
+
+describe('a payout whose access token could not be fetched', () => {
+	it('says it was not sent, never that the money may have moved, when the token host cannot be reached', async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const { port } = closed.address() as AddressInfo;
+		await new Promise<void>((resolve) => closed.close(() => resolve()));
+		const id = 'money-token-host-down';
+		env.engine.credentials.set(id, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { tokenUrl: `http://127.0.0.1:${port}`, accessToken: '', velocityLimit: 1000 }));
+		const item = json(await run(payout({ amount: 65_001, options: { maxRetries: 0 } }), { credentialId: id, settings: CONTINUE }));
+		expect(item.outcome).toBe('failed');
+		expect(await paidWith(env, 65_001)).toBe(0);
+		expect(String(item.error)).toMatch(/^Money API token request failed: the token host could not be reached; check the Token URL/);
+		expect(String(item.description)).toContain('nothing was sent to the Money API');
+		expect(String(item.description)).not.toContain('The money may have moved');
 	});
 });

@@ -90,7 +90,8 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 		// CreateRun.send throws the node's own errors only (asNodeError).
 		const nodeError = asNodeError(node, error, itemIndex);
 		const { httpCode, unansweredAttempts } = nodeError.context;
-		const unansweredNow = httpCode === undefined || httpCode === null || Number(httpCode) >= 500 || Number(unansweredAttempts) > 0;
+		// The transport counts the attempts that may have been carried out (a token never fetched is not one); any other failure without an answer may have been.
+		const unansweredNow = typeof unansweredAttempts === 'number' ? unansweredAttempts > 0 : httpCode === undefined || httpCode === null || Number(httpCode) >= 500;
 		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unansweredNow, earlierEntry);
 		nodeError.context.sent = described;
 		throw nodeError;
