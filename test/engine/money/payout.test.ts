@@ -2,9 +2,9 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, credentialFromSandbox, runMoneyNode } from '../../harness/engine';
+import { buildWorkflow, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, runMoneyNode, runWorkflow } from '../../harness/engine';
 import { paidWith, type Step, VELOCITY_REFUSAL, withFront } from './front';
 import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
 
@@ -291,5 +291,34 @@ describe('a payout whose access token could not be fetched', () => {
 		expect(String(item.error)).toMatch(/^Money API token request failed: the token host could not be reached; check the Token URL/);
 		expect(String(item.description)).toContain('nothing was sent to the Money API');
 		expect(String(item.description)).not.toContain('The money may have moved');
+	});
+});
+
+describe('what a Retry reports', () => {
+	/*
+	 * The specification (section 5.6) says a repeated key "returns the original cached response" and
+	 * names no replay header: the node's memory (accepted under this key in the run the Retry
+	 * repeats) says that nothing moved now.
+	 */
+	it('reports rows paid in the run it repeats as replayed, also when the API marks no replay', async () => {
+		await withFront(
+			env,
+			[],
+			async (credentialId) => {
+				const amounts = [63_001, 63_002, 900_063];
+				const start: INode = { id: 'start', name: 'Start', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+				const money = moneyNode({ parameters: payout({ amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', requireBusinessReference: false, options: { maxRetries: 0 } }) as never, credentialId });
+				const workflow = buildWorkflow(env.engine, { nodes: [start, money], connections: { Start: { main: [[{ node: money.name, type: 'main', index: 0 }]] } } });
+				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+				const items = [['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]].map(([identifier, amount]) => ({ json: { identifier, amount } }));
+				const failed = await runWorkflow(env.engine, workflow, { items, mode: 'trigger' });
+				expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+				const retried = await retryExecution(env.engine, workflow, failed);
+				expect(await Promise.all(amounts.map((amount) => paidWith(env, amount)))).toEqual([1, 1, 1]);
+				expect(retried.output('Money').map((item) => item.json.outcome)).toEqual(['replayed', 'replayed', 'created']);
+			},
+			{ replayHeader: false },
+		);
 	});
 });

