@@ -314,7 +314,7 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		});
 	});
 
-	describe('the same failed execution retried twice', () => {
+	describe('the same failed execution retried more than once', () => {
 		/*
 		 * n8n 2.41 retries a failed execution again after a failed Retry of it, and every Retry starts
 		 * from the original execution's stored data: what the first Retry paid is not in it. E0 fails
@@ -365,6 +365,35 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 			} finally {
 				engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
 			}
+		});
+
+		it('a manual run that failed part-way (Require Business Reference on) is finished by a Retry with the setting turned off, not by one with a Business Reference', async () => {
+			const amounts = [64_001, 64_002, 900_064];
+			const money = moneyNode({ parameters: { ...createParameters('payout'), requireBusinessReference: true } as never });
+			const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+			const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'manual' });
+			expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+			const paid = async () => (await ledgerOf('payout', amounts)).map((entry) => Math.abs(entry.amount.value)).sort();
+			const savedAs = (parameters: IDataObject) => {
+				const changed = { ...money, parameters: { ...money.parameters, ...parameters } } as INode;
+				return buildWorkflow(env.engine, { nodes: [trigger, changed], connections: chain([trigger, changed]) });
+			};
+
+			// A Retry is a production execution: the setting refuses it, and says what finishes the run.
+			const asItWas = await retryExecution(env.engine, workflow, failed);
+			expect(asItWas.error()?.message).toContain('is required in production executions');
+			expect(asItWas.error()?.message).toContain('turn the setting off and Retry with the currently saved workflow');
+			// A Business Reference mapped since is another identity for the run: refused too, nothing sent.
+			const mapped = await retryExecution(env.engine, savedAs({ businessReference: '=order-{{ $json.amount }}' }), failed);
+			expect(mapped.error()?.message).toContain(`item 1's Business Reference is now "order-${amounts[0]}", was none`);
+			expect(await paid()).toEqual(amounts.slice(0, 2).sort());
+			// The setting turned off: the Retry finishes the run, rows 1-2 answered from the API's record.
+			const finished = await retryExecution(env.engine, savedAs({ requireBusinessReference: false }), failed);
+			expect(finished.error()).toBeUndefined();
+			expect(moneyItems(finished).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
+			expect(await paid()).toEqual([...amounts].sort());
 		});
 	});
 });

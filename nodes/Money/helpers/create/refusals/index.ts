@@ -73,9 +73,12 @@ function withoutReferenceRefusal(context: IExecuteFunctions, { resource, itemInd
 		);
 	}
 	if (context.getNodeParameter('requireBusinessReference', itemIndex, true) !== false && context.getMode() !== 'manual') {
-		return refusal(
-			'is required in production executions by this node\'s setting "Require Business Reference" (on by default): map your own order or payout ID, or turn the setting off',
-		);
+		// A Retry keeps the run's Business References (runIdentity.ts): one mapped now applies to new executions only.
+		const advice =
+			context.getMode() === 'retry'
+				? 'to finish this execution (a Retry counts as production), turn the setting off and Retry with the currently saved workflow: the rows already made are answered from the Money API\'s record; map your own order or payout ID for new executions'
+				: 'map your own order or payout ID, or turn the setting off';
+		return refusal(`is required in production executions by this node's setting "Require Business Reference" (on by default): ${advice}`);
 	}
 	return undefined;
 }
