@@ -164,18 +164,24 @@ export class MoneyApi implements ICredentialType {
 	async preAuthentication(this: IHttpRequestHelper, credentials: ICredentialDataDecryptedObject) {
 		if (credentials.authentication === 'apiKey') return { accessToken: API_KEY_MODE_TOKEN };
 
-		const response = (await this.helpers.httpRequest({
-			method: 'POST',
-			url: tokenEndpointOf(String(credentials.tokenUrl ?? '')),
-			body: {
-				grant_type: 'client_credentials',
-				client_id: credentials.clientId,
-				client_secret: credentials.clientSecret,
-			},
-			json: true,
-			returnFullResponse: true,
-			ignoreHttpStatusErrors: true,
-		})) as { statusCode: number; body: unknown };
+		let response: { statusCode: number; body: unknown };
+		try {
+			response = (await this.helpers.httpRequest({
+				method: 'POST',
+				url: tokenEndpointOf(String(credentials.tokenUrl ?? '')),
+				body: {
+					grant_type: 'client_credentials',
+					client_id: credentials.clientId,
+					client_secret: credentials.clientSecret,
+				},
+				json: true,
+				returnFullResponse: true,
+				ignoreHttpStatusErrors: true,
+			})) as { statusCode: number; body: unknown };
+		} catch {
+			// No answer from the token host: the request this token was for was never sent (nodes/transport/errors.ts reads this message).
+			throw new Error('Money API token request failed: the token host could not be reached; check the Token URL of the Money API credential');
+		}
 
 		const accessToken = (response.body as IDataObject | undefined)?.access_token;
 		if (response.statusCode >= 400 || typeof accessToken !== 'string' || accessToken === '') {

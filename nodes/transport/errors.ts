@@ -42,7 +42,7 @@ const LIMIT_FIELDS = [
 ];
 
 /** A create whose answer does not say whether the API carried it out (docs/idempotency.md, "What `outcome` says"). */
-const CREATE_OUTCOME_UNKNOWN =
+export const CREATE_OUTCOME_UNKNOWN =
 	'The money may have moved: the Money API may have made this create although no answer said so. A Retry of this execution (or Retry On Fail) sends it again under the same idempotency key and cannot pay twice; a new run of the workflow pays it again unless a Business Reference is mapped. Check with Get Many before sending it any other way.';
 
 const GENERIC_ADVICE_BY_STATUS: Record<number, string> = {

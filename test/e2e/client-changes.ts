@@ -1,5 +1,5 @@
 /**
- * A Retry after the API client changed (docs/idempotency.md, "A row sent to one API client"): a
+ * A Retry after the API client changed (docs/idempotency.md, "A run keeps its API client and Business References"): a
  * payout run pays rows 1-2 on the sandbox's first client and fails on row 3 (the wallet ran dry);
  * the user then points the run at the sandbox's second client (another merchant), either by
  * editing the credential (another client id and secrets) or by switching the node to another
@@ -111,7 +111,7 @@ export function build(ctx: E2eContext): CasePart {
 				assert.deepEqual({ status: report.status, outcomes: report.outcomes, onSecondClient: report.onSecondClient }, { status: 'success', outcomes: ['replayed', 'replayed', 'created', 'created'], onSecondClient: [] }, key);
 			} else {
 				assert.equal(report.status, 'error', `${key}: ${JSON.stringify(report)}`);
-				assert.match(report.error, new RegExp(`item 1 was already sent in this execution to the Money API client ${info.clientId} at `), key);
+				assert.match(report.error, new RegExp(`the credential now goes to the Money API client ${second.clientId} at .*, the run first went to client ${info.clientId} at `), key);
 				assert.match(report.description, /credential/, key);
 				assert.deepEqual(report.onSecondClient, [], key);
 			}

@@ -31,6 +31,7 @@ export function build(ctx: E2eContext): CasePart {
 		payoutRun('Replaced', 'e2e payout run, Money node replaced before the Retry'),
 		payoutRun('Account', 'e2e payout run, Account Number set before the Retry'),
 		payoutRun('AddRef', 'e2e payout run, Business Reference mapped before the Retry'),
+		payoutRun('Twice', 'e2e payout run, the failed execution retried twice'),
 	];
 
 	/** Runs the workflow until row 4 overdraws, changes its saved Money node, tops up and retries with the saved workflow. */
@@ -56,6 +57,38 @@ export function build(ctx: E2eContext): CasePart {
 			paid: paid.length,
 		};
 		ctx.note(`Retry after a change (${key}): ${JSON.stringify(report)}`);
+		return report;
+	}
+
+	/**
+	 * E0 fails on row 1 (the wallet empty), E1 = Retry of E0 pays rows 1-3 and fails on row 4; a
+	 * Business Reference is mapped and E0 (not E1) is retried again: n8n 2.41 starts that Retry from
+	 * E0's data, which holds nothing of what E1 paid (docs/idempotency.md, "A run keeps its API
+	 * client and Business References").
+	 */
+	async function retryOriginalTwice() {
+		const amounts = runs.Twice;
+		await control.updateClient(info.clientId, { limits: { velocityLimit: 1000, velocityWindowSeconds: 300 }, balance: 1_000 });
+		const e0 = await ctx.run(ids.Twice, { expectError: true });
+		assert.match(String(e0.error && e0.error.message), /INSUFFICIENT_FUNDS/);
+		await control.updateClient(info.clientId, { balance: amounts[0] + amounts[1] + amounts[2] + 10_000 });
+		const e1 = await retryExecution(ctx, e0.execution.id, false);
+		const paidAfterE1 = (await ledgerByAmount(control, 'payout', amounts)).length;
+		const saved = await ctx.api.getWorkflow(ids.Twice);
+		saved.nodes.find((n: WorkflowNode) => n.name === PAY).parameters.businessReference = '={{ $json.order }}';
+		await ctx.api.call('PUT', `/workflows/${ids.Twice}`, { name: saved.name, nodes: saved.nodes, connections: saved.connections, settings: saved.settings });
+		await control.updateClient(info.clientId, { balance: 100_000_000 });
+		const e2 = await retryExecution(ctx, e0.execution.id, true);
+		const paid = (await ledgerByAmount(control, 'payout', amounts)).map((entry) => Math.abs(entry.amount.value));
+		const report = {
+			e1: e1.execution.status,
+			paidAfterE1,
+			e2: e2.execution.status,
+			error: String((e2.execution.data && e2.execution.data.resultData.error && e2.execution.data.resultData.error.message) || '').slice(0, 300),
+			paidTwice: amounts.filter((value) => paid.filter((entry) => entry === value).length > 1).map((value) => amounts.indexOf(value) + 1),
+			paid: paid.length,
+		};
+		ctx.note(`the failed execution retried twice: ${JSON.stringify(report)}`);
 		return report;
 	}
 
@@ -91,6 +124,18 @@ export function build(ctx: E2eContext): CasePart {
 				assert.deepEqual(report.paidTwice, [], JSON.stringify(report));
 				assert.equal(report.paid, 3, JSON.stringify(report));
 				assert.match(report.error, /Business Reference/, JSON.stringify(report));
+			},
+		},
+		{
+			name: 'changed: a second Retry of the original failed execution (POST /rest/executions/<id>/retry), after its first Retry paid rows and a Business Reference was mapped, pays no row twice and says why',
+			async fn() {
+				const report = await retryOriginalTwice();
+				assert.equal(report.e1, 'error', JSON.stringify(report));
+				assert.equal(report.paidAfterE1, 3, JSON.stringify(report));
+				assert.equal(report.e2, 'error', JSON.stringify(report));
+				assert.deepEqual(report.paidTwice, [], JSON.stringify(report));
+				assert.equal(report.paid, 3, JSON.stringify(report));
+				assert.match(report.error, /item 1's Business Reference is now ".*", was none/, JSON.stringify(report));
 			},
 		},
 	];

@@ -88,6 +88,24 @@ describe('Business References that are not references', () => {
 		expect(await payoutRequests()).toBe(before);
 	});
 
+	it('refuses a Business Reference mapped from a number beyond Number.MAX_SAFE_INTEGER, naming the field, before any request', async () => {
+		// Two orders whose 64-bit ids read from JSON as one double: identical rows, one reference.
+		const items = (JSON.parse('[{"order":9007199254740993,"amount":66001},{"order":9007199254740992,"amount":66001}]') as IDataObject[]).map((json) => ({ json }));
+		const before = await payoutRequests();
+		const result = await run(payout({ amount: '={{ $json.amount }}', businessReference: '={{ $json.order }}' }), { items, settings: CONTINUE });
+		const outcomes = result.output('Money').map((item) => item.json);
+		expect(outcomes.map((item) => [item.outcome, item.attempted])).toEqual([
+			['failed', false],
+			['failed', false],
+		]);
+		expect(String(outcomes[0].error)).toContain('the Business Reference (businessReference) is a number that is not an exact integer in items 1 and 2');
+		expect(String(outcomes[0].error)).toContain('map it as text');
+		expect(await payoutRequests()).toBe(before);
+		// A safe integer is a reference like any text.
+		const safe = await run(payout({ amount: 66_002, businessReference: '={{ $json.order }}' }), { items: rows({ order: 9007199254740991 }), settings: CONTINUE });
+		expect(safe.output('Money')[0].json).toMatchObject({ outcome: 'created', business_reference: '9007199254740991' });
+	});
+
 	it('lets identical rows share a reference (one payment listed twice) and rows with their own references through', async () => {
 		const result = await run(mapped({ businessReference: '={{ $json.order }}' }), {
 			items: rows(

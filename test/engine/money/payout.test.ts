@@ -1,8 +1,11 @@
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
+import { buildWorkflow, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, runMoneyNode, runWorkflow } from '../../harness/engine';
+import { paidWith, type Step, VELOCITY_REFUSAL, withFront } from './front';
 import { CONTINUE, FAST, UUID, useMoneyNode } from './setup';
 
 /*
@@ -259,5 +262,107 @@ describe('Money node against the sandbox', () => {
 			const refused = json(await run(payout({ amount: 3637 }), { credentialId: 'wrong-rsa', settings: CONTINUE }));
 			expect(refused).toMatchObject({ httpCode: 400 });
 		});
+	});
+});
+
+describe('a 503 after the API committed, then a velocity refusal, then the resend', () => {
+	/*
+	 * The first attempt of a payout reaches the API, which commits it, and the answer is a 503; the
+	 * node's retry meets a velocity refusal, waits it out and calls again under the same key. The
+	 * unanswered attempt is counted across those calls (CreateRun.sendPaced): the API may hold the
+	 * payout whatever the later calls say.
+	 */
+	it('reports the payout the replayed answer comes from as created, not replayed', async () => {
+		const amount = 61_001;
+		await withFront(env, ['forward-then-503', VELOCITY_REFUSAL, 'forward'], async (credentialId) => {
+			const result = await run(payout({ amount, options: { maxRetries: 1, retryBaseDelayMs: 1 } }), { credentialId });
+			expect(await paidWith(env, amount)).toBe(1);
+			expect(json(result).outcome).toBe('created');
+		});
+	});
+
+	it('says the money may have moved when the resend is refused (402 checked before the idempotency record)', async () => {
+		const amount = 61_002;
+		const insufficient: Step = { status: 402, body: { success: false, error_code: 'INSUFFICIENT_FUNDS', message: 'payout amount exceeds the available balance', available_balance: 0 } };
+		await withFront(env, ['forward-then-503', VELOCITY_REFUSAL, insufficient], async (credentialId) => {
+			const result = await run(payout({ amount, options: { maxRetries: 1, retryBaseDelayMs: 1 } }), { credentialId, settings: CONTINUE });
+			expect(await paidWith(env, amount)).toBe(1);
+			const item = json(result);
+			expect(item.outcome).toBe('failed');
+			expect(item.attempted).toBeUndefined();
+			expect(String(item.description)).toContain('The money may have moved');
+		});
+	});
+
+	it('does not report a payout stopped during the velocity wait as not sent', async () => {
+		const amount = 61_003;
+		await withFront(env, ['forward-then-503', VELOCITY_REFUSAL], async (credentialId, seen) => {
+			let stopped: Promise<void> | undefined;
+			const result = await runMoneyNode(env.engine, {
+				parameters: payout({ amount, requireBusinessReference: false, options: { maxRetries: 1, retryBaseDelayMs: 1 } }) as never,
+				credentialId,
+				settings: CONTINUE,
+				mode: 'trigger',
+				onStart: (stop) => {
+					stopped = (async () => {
+						while (seen() < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+						await new Promise((resolve) => setTimeout(resolve, 200));
+						stop();
+					})();
+				},
+			});
+			await stopped;
+			expect(await paidWith(env, amount)).toBe(1);
+			const item = result.output('Money')[0]?.json as IDataObject;
+			expect(item.cancelled).toBe(true);
+			expect(item.attempted).toBeUndefined();
+			expect(String(item.description)).toContain('The money may have moved');
+		});
+	});
+});
+
+describe('a payout whose access token could not be fetched', () => {
+	it('says it was not sent, never that the money may have moved, when the token host cannot be reached', async () => {
+		const closed = createServer();
+		await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+		const { port } = closed.address() as AddressInfo;
+		await new Promise<void>((resolve) => closed.close(() => resolve()));
+		const id = 'money-token-host-down';
+		env.engine.credentials.set(id, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { tokenUrl: `http://127.0.0.1:${port}`, accessToken: '', velocityLimit: 1000 }));
+		const item = json(await run(payout({ amount: 65_001, options: { maxRetries: 0 } }), { credentialId: id, settings: CONTINUE }));
+		expect(item.outcome).toBe('failed');
+		expect(await paidWith(env, 65_001)).toBe(0);
+		expect(String(item.error)).toMatch(/^Money API token request failed: the token host could not be reached; check the Token URL/);
+		expect(String(item.description)).toContain('nothing was sent to the Money API');
+		expect(String(item.description)).not.toContain('The money may have moved');
+	});
+});
+
+describe('what a Retry reports', () => {
+	/*
+	 * The specification (section 5.6) says a repeated key "returns the original cached response" and
+	 * names no replay header: the node's memory (accepted under this key in the run the Retry
+	 * repeats) says that nothing moved now.
+	 */
+	it('reports rows paid in the run it repeats as replayed, also when the API marks no replay', async () => {
+		await withFront(
+			env,
+			[],
+			async (credentialId) => {
+				const amounts = [63_001, 63_002, 900_063];
+				const start: INode = { id: 'start', name: 'Start', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+				const money = moneyNode({ parameters: payout({ amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', requireBusinessReference: false, options: { maxRetries: 0 } }) as never, credentialId });
+				const workflow = buildWorkflow(env.engine, { nodes: [start, money], connections: { Start: { main: [[{ node: money.name, type: 'main', index: 0 }]] } } });
+				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+				const items = [['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]].map(([identifier, amount]) => ({ json: { identifier, amount } }));
+				const failed = await runWorkflow(env.engine, workflow, { items, mode: 'trigger' });
+				expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+				const retried = await retryExecution(env.engine, workflow, failed);
+				expect(await Promise.all(amounts.map((amount) => paidWith(env, amount)))).toEqual([1, 1, 1]);
+				expect(retried.output('Money').map((item) => item.json.outcome)).toEqual(['replayed', 'replayed', 'created']);
+			},
+			{ replayHeader: false },
+		);
 	});
 });

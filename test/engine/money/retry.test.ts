@@ -222,7 +222,7 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		expect(moneyItems(sent)[0].outcome).toBe('created');
 	});
 
-	it('Retry after the credential was edited to another API client refuses the rows sent to the first and sends the rows never sent', async () => {
+	it('Retry after the credential was edited to another API client refuses the whole run before any request, naming both clients', async () => {
 		const { sb, engine } = env;
 		const second = sb.info.otherClients[0];
 		const amounts = [79_101, 79_102, 900_103];
@@ -239,12 +239,14 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 			expect(items.map((item) => [item.outcome, item.attempted])).toEqual([
 				['failed', false],
 				['failed', false],
-				['created', undefined],
+				['failed', false],
 			]);
-			expect(String(items[0].error)).toBe(`Not sent: item 1 was already sent in this execution to the Money API client ${sb.info.clientId} at ${sb.info.baseUrl}, and this node now sends to client ${second.clientId} at ${sb.info.baseUrl}`);
+			expect(String(items[0].error)).toBe(
+				`Not sent: this run of the node is repeated with another identity than its first run in this execution: the credential now goes to the Money API client ${second.clientId} at ${sb.info.baseUrl}, the run first went to client ${sb.info.clientId} at ${sb.info.baseUrl}`,
+			);
 			const [first, other] = await Promise.all([sb.control.ledger(), sb.control.ledger(second.clientId)]);
 			const paid = (entries: typeof first.payouts) => entries.filter((entry) => amounts.includes(-entry.amount.value)).map((entry) => -entry.amount.value);
-			expect([paid(first.payouts).sort(), paid(other.payouts)]).toEqual([amounts.slice(0, 2), [amounts[2]]]);
+			expect([paid(first.payouts).sort(), paid(other.payouts)]).toEqual([amounts.slice(0, 2), []]);
 		} finally {
 			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
 		}
@@ -302,11 +304,96 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 			expect(paid).toEqual(amounts.slice(0, 2).sort());
 		});
 
-		it('a Business Reference mapped refuses the rows sent without one, before any request', async () => {
+		it('a Business Reference mapped refuses the run before any request, naming the rows', async () => {
 			const { retried, requests, amounts, paid } = await failThenRetry(78_300, (money) => ({ ...money, parameters: { ...money.parameters, businessReference: '=order-{{ $json.amount }}' } }));
-			expect(retried.error()?.message).toBe(`Not sent: item 1 was already sent in this execution with no Business Reference, and now has Business Reference "order-${amounts[0]}"`);
+			expect(retried.error()?.message).toBe(
+				`Not sent: this run of the node is repeated with another identity than its first run in this execution: ${amounts.map((amount, index) => `item ${index + 1}'s Business Reference is now "order-${amount}", was none`).join('; ')}`,
+			);
 			expect(requests).toBe(0);
 			expect(paid).toEqual(amounts.slice(0, 2).sort());
+		});
+	});
+
+	describe('the same failed execution retried more than once', () => {
+		/*
+		 * n8n 2.41 retries a failed execution again after a failed Retry of it, and every Retry starts
+		 * from the original execution's stored data: what the first Retry paid is not in it. E0 fails
+		 * at row 1 (402, nothing paid); E1 = Retry of E0 after a top-up pays rows 1-2 and fails at row
+		 * 3; the user changes the run's identity and retries E0 again (E2).
+		 */
+		beforeAll(async () => {
+			await env.sb.control.updateClient(env.sb.info.clientId, { limits: { velocityLimit: 1000 } });
+		});
+
+		async function paidWith(amount: number, clientId?: string): Promise<number> {
+			return (await env.sb.control.ledger(clientId)).payouts.filter((entry) => entry.amount.value === -amount).length;
+		}
+
+		async function firstRetryPaysTwoRows(base: number) {
+			const amounts = [base + 1, base + 2, 900_000 + base];
+			const original = moneyNode({ parameters: createParameters('payout') as never });
+			const workflow = buildWorkflow(env.engine, { nodes: [trigger, original], connections: chain([trigger, original]) });
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 1_000 });
+			const e0 = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'trigger' });
+			expect(e0.error()?.message).toContain('INSUFFICIENT_FUNDS');
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: base * 2 + 10_000 });
+			const e1 = await retryExecution(env.engine, workflow, e0);
+			expect(e1.error()?.message).toContain('INSUFFICIENT_FUNDS');
+			expect(await Promise.all(amounts.map((amount) => paidWith(amount)))).toEqual([1, 1, 0]);
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+			return { original, amounts, e0 };
+		}
+
+		it('a second Retry of the original execution, Business Reference mapped since, is refused before any request: no row paid twice', async () => {
+			const { original, amounts, e0 } = await firstRetryPaysTwoRows(62_100);
+			const mapped = { ...original, parameters: { ...createParameters('payout'), businessReference: '=order-{{ $json.amount }}' } } as INode;
+			const e2: RunResult = await retryExecution(env.engine, buildWorkflow(env.engine, { nodes: [trigger, mapped], connections: chain([trigger, mapped]) }), e0);
+			expect(e2.error()?.message).toContain(`item 1's Business Reference is now "order-${amounts[0]}", was none`);
+			expect(await Promise.all(amounts.map((amount) => paidWith(amount)))).toEqual([1, 1, 0]);
+		});
+
+		it('a second Retry of the original execution sent to another API client is refused before any request: no row paid on it', async () => {
+			const { sb, engine } = env;
+			const second = sb.info.otherClients[0];
+			const { original, amounts, e0 } = await firstRetryPaysTwoRows(62_200);
+			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox({ ...sb.info, ...second }, { velocityLimit: 1000 }));
+			try {
+				await sb.control.updateClient(second.clientId, { balance: 10_000_000, limits: { velocityLimit: 1000 } });
+				const e2 = await retryExecution(engine, buildWorkflow(engine, { nodes: [trigger, original], connections: chain([trigger, original]) }), e0);
+				expect(e2.error()?.message).toContain(`the credential now goes to the Money API client ${second.clientId}`);
+				expect(await Promise.all(amounts.map((amount) => paidWith(amount, second.clientId)))).toEqual([0, 0, 0]);
+			} finally {
+				engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
+			}
+		});
+
+		it('a manual run that failed part-way (Require Business Reference on) is finished by a Retry with the setting turned off, not by one with a Business Reference', async () => {
+			const amounts = [64_001, 64_002, 900_064];
+			const money = moneyNode({ parameters: { ...createParameters('payout'), requireBusinessReference: true } as never });
+			const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
+			const failed = await runWorkflow(env.engine, workflow, { items: rows(['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]), mode: 'manual' });
+			expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
+			await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000_000 });
+			const paid = async () => (await ledgerOf('payout', amounts)).map((entry) => Math.abs(entry.amount.value)).sort();
+			const savedAs = (parameters: IDataObject) => {
+				const changed = { ...money, parameters: { ...money.parameters, ...parameters } } as INode;
+				return buildWorkflow(env.engine, { nodes: [trigger, changed], connections: chain([trigger, changed]) });
+			};
+
+			// A Retry is a production execution: the setting refuses it, and says what finishes the run.
+			const asItWas = await retryExecution(env.engine, workflow, failed);
+			expect(asItWas.error()?.message).toContain('is required in production executions');
+			expect(asItWas.error()?.message).toContain('turn the setting off and Retry with the currently saved workflow');
+			// A Business Reference mapped since is another identity for the run: refused too, nothing sent.
+			const mapped = await retryExecution(env.engine, savedAs({ businessReference: '=order-{{ $json.amount }}' }), failed);
+			expect(mapped.error()?.message).toContain(`item 1's Business Reference is now "order-${amounts[0]}", was none`);
+			expect(await paid()).toEqual(amounts.slice(0, 2).sort());
+			// The setting turned off: the Retry finishes the run, rows 1-2 answered from the API's record.
+			const finished = await retryExecution(env.engine, savedAs({ requireBusinessReference: false }), failed);
+			expect(finished.error()).toBeUndefined();
+			expect(moneyItems(finished).map((item) => item.outcome)).toEqual(['replayed', 'replayed', 'created']);
+			expect(await paid()).toEqual([...amounts].sort());
 		});
 	});
 });

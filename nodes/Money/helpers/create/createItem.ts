@@ -5,6 +5,7 @@ import type { OperationContext } from '../../actions/node.type';
 import { readCreate } from './input';
 import { refusalOf } from './refusals';
 import { replaysLostRun } from './refusals/lostRun';
+import { runIdentityRefusal } from './refusals/runIdentity';
 import { idempotencyKeyOf } from './request/idempotencyKey';
 import { sendCreate } from './request/send';
 import { withFinalStatus } from './waitForFinal';
@@ -13,6 +14,9 @@ import { withFinalStatus } from './waitForFinal';
 export async function createItem(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
 	// Before anything can be sent or fail: a later Retry reads in the node's context that this run began.
 	replaysLostRun(this);
+	// Also before anything is read: the run's first API client and Business References bind its Retries.
+	const repeatedOtherwise = await runIdentityRefusal(this, resource, itemIndex, context);
+	if (repeatedOtherwise) throw repeatedOtherwise;
 	const create = await readCreate.call(this, resource, itemIndex, context);
 	const idempotencyKey = idempotencyKeyOf(this, resource, create.businessReference, itemIndex);
 	const refusal = await refusalOf.call(this, create, idempotencyKey);

@@ -3,7 +3,6 @@ import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } f
 import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
-import { apiClientOf } from './request/apiClient';
 import { fieldError, type CreateInput, validateCreateInput } from '../validation';
 
 /** One item's create, its parameters read once and checked against every rule the API documents, before anything is sent. */
@@ -20,8 +19,6 @@ export interface CreateRequest {
 	settings: CallSettings;
 	/** An AI agent runs the node as a tool. */
 	toolMode: boolean;
-	/** The API client the node run's credential names (request/apiClient.ts). */
-	apiClient: string;
 }
 
 async function readDocument(this: IExecuteFunctions, itemIndex: number, field: string): Promise<Buffer> {
@@ -66,17 +63,20 @@ type ReferenceReading =
 	/** Not set: the parameter is empty and not an expression. */
 	| { kind: 'none' }
 	| { kind: 'whitespace' }
+	/** A number that is not an exact integer: beyond Number.MAX_SAFE_INTEGER two IDs read as one. */
+	| { kind: 'inexactNumber'; given: string }
 	/** An expression that gave nothing usable (empty, null, a list, an object). */
 	| { kind: 'empty'; given: string };
 
 /**
  * The Business Reference is the payment's identity across runs (docs/decisions.md#d4). A value that
- * is only whitespace, or a mapped value that gives nothing or a non-scalar, is not a reference: the
+ * is only whitespace, a number that is not an exact integer (an ID of 64 bits read from JSON as a
+ * number has lost its last digits), or a mapped value that gives nothing or a non-scalar, is not a reference: the
  * create is refused (refusals/runReferences.ts), never sent under a per-run key or "[object Object]".
  */
 export function readReference(this: IExecuteFunctions, itemIndex: number): ReferenceReading {
 	const value = this.getNodeParameter('businessReference', itemIndex, '') as unknown;
-	if (typeof value === 'number' && Number.isFinite(value)) return { kind: 'reference', value: String(value) };
+	if (typeof value === 'number') return Number.isSafeInteger(value) ? { kind: 'reference', value: String(value) } : { kind: 'inexactNumber', given: String(value) };
 	if (typeof value === 'string' && value.trim() !== '') return { kind: 'reference', value: value.trim() };
 	if (typeof value === 'string' && value !== '') return { kind: 'whitespace' };
 	const configured = this.getNode().parameters.businessReference;
@@ -149,5 +149,5 @@ export async function readCreate(this: IExecuteFunctions, resource: TransactionR
 	const credential = await context.credential();
 	const pin = walletPinOf.call(this, options, itemIndex, credential.data ?? {});
 	const settings = { ...context.callSettings(itemIndex), credential };
-	return { resource, itemIndex, body, businessReference, pin, options, settings, toolMode: context.isToolMode, apiClient: apiClientOf(credential.data ?? {}) };
+	return { resource, itemIndex, body, businessReference, pin, options, settings, toolMode: context.isToolMode };
 }

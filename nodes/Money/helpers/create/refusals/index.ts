@@ -2,10 +2,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../../api/values';
-import { businessReferenceOf } from '../../businessReference';
 import { fieldError } from '../../validation';
 import type { CreateRequest } from '../input';
-import { rowPlaceOf } from '../request/idempotencyKey';
 import { type MovementChange, SentCreates } from '../request/sentCreates';
 import { replaysLostRun } from './lostRun';
 import { runReferencesRefusal } from './runReferences';
@@ -71,15 +69,14 @@ function withoutReferenceRefusal(context: IExecuteFunctions, { resource, itemInd
 		);
 	}
 	if (context.getNodeParameter('requireBusinessReference', itemIndex, true) !== false && context.getMode() !== 'manual') {
-		return refusal(
-			'is required in production executions by this node\'s setting "Require Business Reference" (on by default): map your own order or payout ID, or turn the setting off',
-		);
+		// A Retry keeps the run's Business References (runIdentity.ts): one mapped now applies to new executions only.
+		const advice =
+			context.getMode() === 'retry'
+				? 'to finish this execution (a Retry counts as production), turn the setting off and Retry with the currently saved workflow: the rows already made are answered from the Money API\'s record; map your own order or payout ID for new executions'
+				: 'map your own order or payout ID, or turn the setting off';
+		return refusal(`is required in production executions by this node's setting "Require Business Reference" (on by default): ${advice}`);
 	}
 	return undefined;
-}
-
-function describeReference(reference: string | undefined): string {
-	return reference === undefined ? 'no Business Reference' : `Business Reference ${JSON.stringify(reference)}`;
 }
 
 function shown(value: unknown): string {
@@ -88,21 +85,13 @@ function shown(value: unknown): string {
 }
 
 /**
- * A row this execution already sent, run again (a Retry, Retry On Fail) as another payment: to
- * another API client (the credential edited, or the node switched to another one), under another key
- * (its Business Reference added, changed or removed since), with other values than the API accepted,
- * or with another document than the body kept under its key. One row is one payment: it keeps the
- * client and the key it was sent under, and the values the API accepted under it.
+ * A row this execution already sent, run again (a Retry, Retry On Fail) with other values than the
+ * API accepted under its key, or with another document than the body kept under it. (Another API
+ * client or another Business Reference refuses the whole run first: runIdentity.ts.)
  */
 function sentRowRefusal(context: IExecuteFunctions, create: CreateRequest, idempotencyKey: string): NodeOperationError | undefined {
-	const { resource, itemIndex, body, businessReference, apiClient } = create;
+	const { resource, itemIndex, body } = create;
 	const sentCreates = SentCreates.of(context);
-	const earlierKey = sentCreates.keySentFrom(rowPlaceOf(context, itemIndex));
-	const sentTo = [earlierKey, idempotencyKey].map((key) => key && sentCreates.heldBy(key)).find((client) => client !== undefined && client !== apiClient);
-	if (sentTo !== undefined) return sentToAnotherClient(context, resource, itemIndex, sentTo, apiClient);
-	if (earlierKey !== undefined && earlierKey !== idempotencyKey) {
-		return sentUnderAnotherKey(context, resource, itemIndex, earlierKey, sentCreates.keptBody(earlierKey), businessReference);
-	}
 	const changes = sentCreates.changesSinceAccepted(resource, idempotencyKey, body);
 	if (changes.length > 0) return paidWithOtherValues(context, resource, itemIndex, idempotencyKey, changes);
 	if (sentCreates.keptOtherDocument(resource, idempotencyKey, body)) {
@@ -115,36 +104,6 @@ function sentRowRefusal(context: IExecuteFunctions, create: CreateRequest, idemp
 		);
 	}
 	return undefined;
-}
-
-/** The row was sent in this execution to another API client than the credential names now. */
-export function sentToAnotherClient(context: IExecuteFunctions, resource: TransactionResource, itemIndex: number, sentTo: string, now: string): NodeOperationError {
-	return notSent(
-		context,
-		itemIndex,
-		`Not sent: item ${itemIndex + 1} was already sent in this execution to the Money API ${sentTo}, and this node now sends to ${now}`,
-		`The Money API keeps idempotency keys per API client: sent to ${now}, this ${resource} would be made a second time. Nothing was sent. To finish this execution, point the node back at ${sentTo} (its earlier credential, or the earlier Client ID and secrets in the credential), then Retry. To pay through ${now} instead, check the ${resource}s made on ${sentTo} (Get Many with the earlier credential) and send only the missing rows in a new execution.`,
-		{ error_code: null, field: 'credential' },
-	);
-}
-
-/** The row was sent in this execution under another key: its Business Reference was added, changed or removed since. */
-export function sentUnderAnotherKey(
-	context: IExecuteFunctions,
-	resource: TransactionResource,
-	itemIndex: number,
-	earlierKey: string,
-	earlierBody: IDataObject | undefined,
-	businessReference: string,
-): NodeOperationError {
-	const earlierReference = earlierBody ? businessReferenceOf(earlierBody) : undefined;
-	return notSent(
-		context,
-		itemIndex,
-		`Not sent: item ${itemIndex + 1} was already sent in this execution with ${describeReference(earlierReference)}, and now has ${describeReference(businessReference || undefined)}`,
-		`A ${resource} sent once keeps the idempotency key it was sent under (${earlierKey}): under another key the Money API would make it a second time. Nothing was sent. For this execution, put back the Business Reference the row was sent with (a new mapping applies to new executions); or check the ${resource}s it made and send the missing rows in a new execution.`,
-		{ error_code: null, field: 'idempotency-key', idempotency_key: earlierKey },
-	);
 }
 
 /** The API accepted this row under its key with another amount, party, channel or account. */

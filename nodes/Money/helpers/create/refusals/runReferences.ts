@@ -13,7 +13,8 @@ import { stableStringify } from '../request/idempotencyKey';
  * `seller-share-{{ $json.missing }}` gives one constant for every row, so the first row is paid
  * and the others come back as that payment (not paid) or are refused. Before anything is sent, a
  * run is refused when rows with different bodies share a reference, or a reference is only
- * whitespace or an expression gave nothing; the error names the rows.
+ * whitespace, a number that is not an exact integer, or an expression gave nothing; the error
+ * names the rows.
  */
 
 type RunRefusal = (itemIndex: number) => NodeOperationError;
@@ -42,6 +43,7 @@ async function bodyDigest(context: IExecuteFunctions, resource: TransactionResou
 async function findProblems(context: IExecuteFunctions, resource: TransactionResource): Promise<{ parts: string[]; details: IDataObject }> {
 	const whitespace: number[] = [];
 	const empty: number[] = [];
+	const inexact: number[] = [];
 	const byReference = new Map<string, number[]>();
 	const count = context.getInputData().length;
 	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
@@ -53,6 +55,7 @@ async function findProblems(context: IExecuteFunctions, resource: TransactionRes
 		}
 		if (reading.kind === 'whitespace') whitespace.push(itemIndex);
 		else if (reading.kind === 'empty') empty.push(itemIndex);
+		else if (reading.kind === 'inexactNumber') inexact.push(itemIndex);
 		else if (reading.kind === 'reference') byReference.set(reading.value, [...(byReference.get(reading.value) ?? []), itemIndex]);
 	}
 	const shared: Array<{ reference: string; items: number[] }> = [];
@@ -69,12 +72,16 @@ async function findProblems(context: IExecuteFunctions, resource: TransactionRes
 		...shared.map(({ reference, items }) => `Business Reference ${JSON.stringify(reference)} is shared by ${itemList(items)}, whose ${resource}s differ`),
 		...(whitespace.length > 0 ? [`the Business Reference is only whitespace in ${itemList(whitespace)}`] : []),
 		...(empty.length > 0 ? [`the Business Reference expression gave nothing in ${itemList(empty)}`] : []),
+		...(inexact.length > 0
+			? [`the Business Reference (businessReference) is a number that is not an exact integer in ${itemList(inexact)}: beyond 9007199254740991 a number has lost digits, so two IDs can read as one; map it as text (the ID as a string in the source data)`]
+			: []),
 	];
 	const oneBased = (items: number[]) => items.map((index) => index + 1);
 	const details: IDataObject = {
 		shared: shared.map(({ reference, items }) => ({ business_reference: reference, items: oneBased(items) })),
 		whitespace: oneBased(whitespace),
 		empty: oneBased(empty),
+		inexact_number: oneBased(inexact),
 	};
 	return { parts, details };
 }

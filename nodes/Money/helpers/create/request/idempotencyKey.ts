@@ -59,11 +59,6 @@ function runAnchorOf(context: IExecuteFunctions): string {
 	return made;
 }
 
-/** A row's place in this node's runs in the execution: which run of the node, which item. */
-export function rowPlaceOf(context: IExecuteFunctions, itemIndex: number): string {
-	return `${context.getWorkflowDataProxy(itemIndex).$thisRunIndex}:${itemIndex}`;
-}
-
 /**
  * docs/decisions.md#d4. With a business reference the key depends on the resource and that
  * reference only, so any later run (or another workflow) sending the same reference gets the

@@ -7,14 +7,13 @@ import { asNodeError } from '../../../../transport/errors';
 import { type MoneyApiAnswer, moneyApiCall } from '../../../../transport/request';
 import type { OperationContext } from '../../../actions/node.type';
 import { type CreateRequest, rowIdentity } from '../input';
-import { rowPlaceOf } from './idempotencyKey';
 import { pinForRequest } from './pin';
 import { SentCreates } from './sentCreates';
 
 /**
  * The API answers a create whose key it has seen before from its idempotency record: nothing moved
- * this time. The marker header is the sandbox's and the common convention; an API that sends none
- * makes every answer read as `created`.
+ * this time. The marker header is the sandbox's and the common convention; against an API that
+ * sends none, only a key the node's memory holds as accepted reads as `replayed`.
  */
 function isReplayAnswer(headers: Record<string, unknown>): boolean {
 	const value = headers[REPLAY_HEADER];
@@ -48,27 +47,28 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 	const { resource, pin, businessReference, itemIndex, settings } = create;
 	const node = this.getNode();
 	const sentCreates = SentCreates.of(this);
-	const place = rowPlaceOf(this, itemIndex);
 	const body = sentCreates.bodyToSend(resource, idempotencyKey, create.body);
 	const sentBefore = sentCreates.has(idempotencyKey);
+	const acceptedBefore = sentCreates.isAccepted(idempotencyKey);
 	const earlierEntry = sentCreates.snapshot(idempotencyKey);
 	const described = sentWith(resource, body, businessReference);
 	const sentPin = pinToSend(this, create, idempotencyKey);
 
 	const run = await operation.createRun();
 	const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
-	let unanswered = 0;
-	// A replayed answer after an attempt of this call went unanswered is that attempt's own commit:
+	// A key the API accepted before (the run this Retry repeats) is answered from its record: nothing
+	// moves now, whatever the answer's headers say (the specification names no replay header). A
+	// replayed answer after an attempt of this create went unanswered is that attempt's own commit:
 	// the money moved now. Only a key this node had sent before this call was paid earlier.
 	const outcomeOf = (answer: MoneyApiAnswer): 'created' | 'replayed' =>
-		isReplayAnswer(answer.headers) && (sentBefore || unanswered === 0) ? 'replayed' : 'created';
+		acceptedBefore || (isReplayAnswer(answer.headers) && (sentBefore || answer.unansweredAttempts === 0)) ? 'replayed' : 'created';
 	try {
 		const answer = await run.send(
 			this,
 			attempt,
 			async () => {
-				sentCreates.remember(idempotencyKey, body, create.apiClient, place);
-				const answered = await moneyApiCall.call(this, 'POST', ROUTES[resource], {
+				sentCreates.remember(idempotencyKey, body);
+				return await moneyApiCall.call(this, 'POST', ROUTES[resource], {
 					body: { ...body, pin: sentPin },
 					headers: { [IDEMPOTENCY_HEADER]: idempotencyKey },
 					itemIndex,
@@ -77,8 +77,6 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 					credential: settings.credential,
 					redact: [pin, sentPin],
 				});
-				unanswered += answered.unansweredAttempts;
-				return answered;
 			},
 			(answer) => outcomeOf(answer) === 'replayed',
 		);
@@ -90,8 +88,9 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 		// CreateRun.send throws the node's own errors only (asNodeError).
 		const nodeError = asNodeError(node, error, itemIndex);
 		const { httpCode, unansweredAttempts } = nodeError.context;
-		const unansweredNow = httpCode === undefined || httpCode === null || Number(httpCode) >= 500 || Number(unansweredAttempts) > 0;
-		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unanswered > 0 || unansweredNow, earlierEntry);
+		// The transport counts the attempts that may have been carried out (a token never fetched is not one); any other failure without an answer may have been.
+		const unansweredNow = typeof unansweredAttempts === 'number' ? unansweredAttempts > 0 : httpCode === undefined || httpCode === null || Number(httpCode) >= 500;
+		if (nodeError.context.attempted !== false) sentCreates.failed(idempotencyKey, httpCode, unansweredNow, earlierEntry);
 		nodeError.context.sent = described;
 		throw nodeError;
 	}

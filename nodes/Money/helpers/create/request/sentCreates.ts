@@ -16,18 +16,10 @@ import { stableStringify } from './idempotencyKey';
  * replaced by its SHA-256 (documents reach 2 MB), and whether the API accepted it.
  */
 const SENT_CREATES_KEY = 'moneySentCreates';
-/**
- * The key each row was sent under, by its place (run index and item index, idempotencyKey.ts
- * rowPlaceOf): a row sent in this execution is never sent again under another key, whatever a
- * Retry with the currently saved workflow now maps for it (a Business Reference added or changed).
- */
-const SENT_PLACES_KEY = 'moneySentPlaces';
 const DOCUMENT_DIGEST_FIELD = 'ref_document_sha256';
 
 interface SentCreate {
 	body: IDataObject;
-	/** The API client it was sent to (apiClient.ts): the API keeps idempotency keys per client. */
-	client: string;
 	/** The API answered 2xx: the key is committed there and this body is what it holds. */
 	accepted?: true;
 	/** A send under the key got no answer or a 5xx: the API may hold it although nothing said so. */
@@ -95,32 +87,10 @@ function objectIn(nodeContext: IDataObject, name: string): IDataObject {
 }
 
 export class SentCreates {
-	private constructor(
-		private readonly byKey: IDataObject,
-		private readonly byPlace: IDataObject,
-	) {}
+	private constructor(private readonly byKey: IDataObject) {}
 
 	static of(context: IExecuteFunctions): SentCreates {
-		const nodeContext = context.getContext('node');
-		return new SentCreates(objectIn(nodeContext, SENT_CREATES_KEY), objectIn(nodeContext, SENT_PLACES_KEY));
-	}
-
-	/** The key the row at this place was sent under earlier in this execution, when the API holds it or may. */
-	keySentFrom(place: string): string | undefined {
-		const key = this.byPlace[place];
-		const entry = typeof key === 'string' ? this.entry(key) : undefined;
-		return entry && (entry.accepted || entry.uncertain) ? (key as string) : undefined;
-	}
-
-	/** The API client that holds, or may hold, what was sent under this key. */
-	heldBy(key: string): string | undefined {
-		const entry = this.entry(key);
-		return entry && (entry.accepted || entry.uncertain) ? entry.client : undefined;
-	}
-
-	/** The body kept under a key (the document by its digest). */
-	keptBody(key: string): IDataObject | undefined {
-		return this.entry(key)?.body;
+		return new SentCreates(objectIn(context.getContext('node'), SENT_CREATES_KEY));
 	}
 
 	has(key: string): boolean {
@@ -164,12 +134,11 @@ export class SentCreates {
 	 * Called before each request: the body goes out, its answer may be lost. Another body under a
 	 * key whose first went unanswered stays uncertain: the API may hold the first.
 	 */
-	remember(key: string, body: IDataObject, client: string, place?: string): void {
+	remember(key: string, body: IDataObject): void {
 		const earlier = this.entry(key);
 		const stored = storedForm(body);
-		const same = earlier !== undefined && earlier.client === client && JSON.stringify(earlier.body) === JSON.stringify(stored);
-		this.byKey[key] = same ? earlier : { body: stored, client, ...(earlier?.uncertain ? { uncertain: true as const } : {}) };
-		if (place !== undefined) this.byPlace[place] = key;
+		const same = earlier !== undefined && JSON.stringify(earlier.body) === JSON.stringify(stored);
+		this.byKey[key] = same ? earlier : { body: stored, ...(earlier?.uncertain ? { uncertain: true as const } : {}) };
 	}
 
 	accepted(key: string): void {

@@ -3,7 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { type TransactionResource } from '../../../../api/values';
 import { cancelledError, cancelSignalOf, waitUnlessCancelled } from '../../../../transport/cancellation';
-import { asNodeError, type NodeError } from '../../../../transport/errors';
+import { asNodeError, CREATE_OUTCOME_UNKNOWN, type NodeError } from '../../../../transport/errors';
+import type { MoneyApiAnswer } from '../../../../transport/request';
 import { type CallSettings } from '../../../actions/node.type';
 import { checkRunBalance, type RunRefusal } from './balanceCheck';
 import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from './caps';
@@ -48,6 +49,24 @@ function notAttempted(context: IExecuteFunctions, attempt: CreateAttempt, messag
 }
 
 /**
+ * A create's failure after earlier calls of it (before a velocity refusal) got no answer or a 5xx:
+ * the API may hold the create whatever this failure says, so the error counts those attempts, is not
+ * "not sent", and says the money may have moved (docs/idempotency.md, "What `outcome` says").
+ */
+function withEarlierUnanswered(error: NodeError, resource: TransactionResource, unansweredBefore: number): NodeError {
+	if (unansweredBefore === 0) return error;
+	error.context.unansweredAttempts = unansweredBefore + Number(error.context.unansweredAttempts ?? 0);
+	const notSentNow = error.context.attempted === false;
+	delete error.context.attempted;
+	if (!String(error.description ?? '').includes(CREATE_OUTCOME_UNKNOWN)) {
+		const earlier = `An earlier attempt of this ${resource} got no answer or a 5xx${notSentNow ? ' (this time it was not sent again)' : ''}.`;
+		const kept = notSentNow ? '' : `${error.description ?? ''} `;
+		error.description = `${kept}${earlier} ${CREATE_OUTCOME_UNKNOWN}`.trim();
+	}
+	return error;
+}
+
+/**
  * One node execution's creates: pacing, caps met, the balance check and progress.
  *
  * This memory lives for one execution and cannot be shared with other executions: n8n runs
@@ -77,14 +96,19 @@ export class CreateRun {
 		return pacer;
 	}
 
-	/** Sends one create through `request`, which may be called again (same key, same body) after a velocity refusal. */
-	/** `replayed` tells an answer from the API's idempotency record: it created nothing, so it takes no room in the window. */
-	async send<T>(
+	/**
+	 * Sends one create through `request`, which may be called again (same key, same body) after a
+	 * velocity refusal. The answer's `unansweredAttempts` counts every attempt of this create that got
+	 * no answer or a 5xx, across those calls: the API may hold one, so a replayed answer can be its
+	 * own commit. `replayed` tells an answer from the API's idempotency record for a create sent
+	 * before: it created nothing, so it takes no room in the window.
+	 */
+	async send(
 		context: IExecuteFunctions,
 		attempt: CreateAttempt,
-		request: () => Promise<T>,
-		replayed: (result: T) => boolean = () => false,
-	): Promise<T> {
+		request: () => Promise<MoneyApiAnswer>,
+		replayed: (answer: MoneyApiAnswer) => boolean = () => false,
+	): Promise<MoneyApiAnswer> {
 		try {
 			const result = await this.sendPaced(context, attempt, request, replayed);
 			this.counts.created++;
@@ -100,12 +124,12 @@ export class CreateRun {
 		}
 	}
 
-	private async sendPaced<T>(
+	private async sendPaced(
 		context: IExecuteFunctions,
 		attempt: CreateAttempt,
-		request: () => Promise<T>,
-		replayed: (result: T) => boolean,
-	): Promise<T> {
+		request: () => Promise<MoneyApiAnswer>,
+		replayed: (answer: MoneyApiAnswer) => boolean,
+	): Promise<MoneyApiAnswer> {
 		if (attempt.resource === 'payout' && this.settings.checkBalanceFirst) {
 			this.balanceVerdict ??= checkRunBalance.call(context, this.callSettings);
 			const refusal = await this.balanceVerdict;
@@ -116,25 +140,33 @@ export class CreateRun {
 
 		const waits = this.settings.onVelocityLimit === 'wait';
 		const paced = waits && attempt.resource === 'payout';
-		for (;;) {
-			if (paced) await this.waitFor(context, attempt, this.pacer(attempt.resource).delayBeforeNext(this.now()));
-			try {
-				const result = await request();
-				if ((paced || this.pacers.has(attempt.resource)) && !replayed(result)) this.pacer(attempt.resource).recordSend(this.now());
-				return result;
-			} catch (error) {
-				const nodeError = asNodeError(context.getNode(), error, attempt.itemIndex);
-				const details = nodeError.context.details as IDataObject | undefined;
-				const kind = classifyRefusal(nodeError.context.error_code, details);
-				if (kind === 'velocity') {
-					const wait = this.pacer(attempt.resource).learnFromRefusal(details, this.now());
-					if (!waits) throw nodeError;
-					await this.waitFor(context, attempt, wait);
-					continue;
+		/** Attempts of the calls before this one that got no answer or a 5xx: the API may hold one of them. */
+		let unansweredBefore = 0;
+		try {
+			for (;;) {
+				if (paced) await this.waitFor(context, attempt, this.pacer(attempt.resource).delayBeforeNext(this.now()));
+				try {
+					const answered = await request();
+					const answer = { ...answered, unansweredAttempts: unansweredBefore + answered.unansweredAttempts };
+					if ((paced || this.pacers.has(attempt.resource)) && !replayed(answer)) this.pacer(attempt.resource).recordSend(this.now());
+					return answer;
+				} catch (error) {
+					const nodeError = asNodeError(context.getNode(), error, attempt.itemIndex);
+					const details = nodeError.context.details as IDataObject | undefined;
+					const kind = classifyRefusal(nodeError.context.error_code, details);
+					if (kind === 'velocity') {
+						const wait = this.pacer(attempt.resource).learnFromRefusal(details, this.now());
+						if (!waits) throw nodeError;
+						unansweredBefore += Number(nodeError.context.unansweredAttempts ?? 0);
+						await this.waitFor(context, attempt, wait);
+						continue;
+					}
+					if (kind !== 'other') this.recordStop(context, attempt, nodeError, kind, details);
+					throw nodeError;
 				}
-				if (kind !== 'other') this.recordStop(context, attempt, nodeError, kind, details);
-				throw nodeError;
 			}
+		} catch (error) {
+			throw withEarlierUnanswered(asNodeError(context.getNode(), error, attempt.itemIndex), attempt.resource, unansweredBefore);
 		}
 	}
 

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, WorkflowExecuteMode } from 'n8n-workflow';
 
 import type { CreateRequest } from '../../../../../../nodes/Money/helpers/create/input';
-import { paidWithOtherValues, refusalOf, sentToAnotherClient, sentUnderAnotherKey } from '../../../../../../nodes/Money/helpers/create/refusals';
+import { paidWithOtherValues, refusalOf } from '../../../../../../nodes/Money/helpers/create/refusals';
 import { replaysLostRun } from '../../../../../../nodes/Money/helpers/create/refusals/lostRun';
 
 const node: INode = { id: 'n1', name: 'Pay', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
@@ -71,7 +71,6 @@ const create = (resource: 'charge' | 'payout', itemIndex = 0): CreateRequest => 
 	options: {},
 	settings: { retry: { maxRetries: 0, baseDelayMs: 1 }, timeoutMs: 1000, simplify: false },
 	toolMode: false,
-	apiClient: 'client c1 at https://api.example.com',
 });
 
 describe('refusals of a create without a Business Reference', () => {
@@ -99,7 +98,6 @@ describe('refusals of a create without a Business Reference', () => {
 });
 
 describe('rows sent before in this execution, run again as another payment', () => {
-	const stamped = (reference: string) => ({ amount: 5000, metadata: { n8n_business_reference: reference } });
 	const context = nodeRun({ mode: 'retry' });
 
 	it('names each change of a paid row and says nothing was sent', () => {
@@ -110,39 +108,5 @@ describe('rows sent before in this execution, run again as another payment', () 
 		expect(error.message).toBe('Not sent: item 2 was already paid in this execution with other values (amount 5000 → 5500, account_number none → WAL-XOF-2)');
 		expect(error.description).toContain('Nothing was sent');
 		expect(error.context).toMatchObject({ attempted: false, field: 'amount', idempotency_key: 'key-2', itemIndex: 1 });
-	});
-
-	it.each([
-		[{ amount: 5000 }, 'order-7', 'with no Business Reference, and now has Business Reference "order-7"'],
-		[stamped('order-7'), 'order-8', 'with Business Reference "order-7", and now has Business Reference "order-8"'],
-		[stamped('order-7'), '', 'with Business Reference "order-7", and now has no Business Reference'],
-	])('says how the key of a row sent as %j changed (now %j)', (earlierBody, reference, said) => {
-		const error = sentUnderAnotherKey(context, 'payout', 0, 'key-1', earlierBody, reference);
-		expect(error.message).toBe(`Not sent: item 1 was already sent in this execution ${said}`);
-		expect(error.context).toMatchObject({ attempted: false, field: 'idempotency-key', idempotency_key: 'key-1' });
-	});
-
-	it('names the API client a row went to and the one the node sends to now', () => {
-		const error = sentToAnotherClient(context, 'payout', 0, 'client c1 at https://api.example.com', 'client c2 at https://api.example.com');
-		expect(error.message).toBe('Not sent: item 1 was already sent in this execution to the Money API client c1 at https://api.example.com, and this node now sends to client c2 at https://api.example.com');
-		expect(error.description).toMatch(/per API client.*Nothing was sent.*credential/);
-		expect(error.context).toMatchObject({ attempted: false, itemIndex: 0 });
-	});
-
-	it('refuses a row sent to another client, by its place or by its key, and lets a row never sent (or refused outright) go', async () => {
-		const nodeContext: IDataObject = {
-			moneySentCreates: {
-				k1: { body: { amount: 5000 }, client: 'client c1 at https://api.example.com', accepted: true },
-				k2: { body: { amount: 5000 }, client: 'client c1 at https://api.example.com', uncertain: true },
-				k3: { body: { amount: 5000 }, client: 'client c1 at https://api.example.com' },
-			},
-			moneySentPlaces: { '0:0': 'k1' },
-		};
-		const now = { ...create('payout'), apiClient: 'client c2 at https://api.example.com' };
-		const retry = nodeRun({ mode: 'retry', droppedRun: true, nodeContext: { ...nodeContext, moneyReplaysLostRun: false } }, { requireBusinessReference: false });
-		expect((await refusalOf.call(retry, now, 'k1'))?.message).toContain('to the Money API client c1');
-		expect((await refusalOf.call(retry, { ...now, itemIndex: 1 }, 'k2'))?.message).toContain('to the Money API client c1');
-		expect(await refusalOf.call(retry, { ...now, itemIndex: 2 }, 'k3')).toBeUndefined();
-		expect(await refusalOf.call(retry, { ...now, itemIndex: 3 }, 'k4')).toBeUndefined();
 	});
 });

@@ -14,8 +14,6 @@ function afterRetry(context: { nodeContext: IDataObject }) {
 	return contextWith(JSON.parse(JSON.stringify(context.nodeContext)) as IDataObject);
 }
 
-const CLIENT = 'client c1 at https://api.example.com';
-
 const first: IDataObject = {
 	amount: 5000,
 	currency: 'XOF',
@@ -32,7 +30,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
 		expect(sent.bodyToSend('payout', 'k1', first)).toBe(first);
-		sent.remember('k1', first, CLIENT);
+		sent.remember('k1', first);
 
 		const again = SentCreates.of(afterRetry(context)).bodyToSend('payout', 'k1', retried);
 		expect(again).toEqual(first);
@@ -41,7 +39,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 
 	it('keeps a document by its digest only, and refuses to resend another document', () => {
 		const context = contextWith();
-		SentCreates.of(context).remember('k1', first, CLIENT);
+		SentCreates.of(context).remember('k1', first);
 		const kept = JSON.stringify(context.nodeContext);
 		expect(kept).not.toContain((first.payment_reference as IDataObject).ref_document as string);
 		expect(kept).toContain(createHash('sha256').update((first.payment_reference as IDataObject).ref_document as string).digest('hex'));
@@ -52,7 +50,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 
 	it('sends the current body when the money it moves differs (a Business Reference with another amount: the API is to refuse it)', () => {
 		const context = contextWith();
-		SentCreates.of(context).remember('k1', first, CLIENT);
+		SentCreates.of(context).remember('k1', first);
 		const otherAmount = { ...first, amount: 5001 };
 		expect(SentCreates.of(context).bodyToSend('payout', 'k1', otherAmount)).toBe(otherAmount);
 		expect(SentCreates.of(context).changesSinceAccepted('payout', 'k1', otherAmount)).toEqual([]);
@@ -61,7 +59,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 	it('forgets a body the API refused outright (4xx), so a corrected row goes out corrected', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT);
+		sent.remember('k1', first);
 		sent.failed('k1', 402, false, undefined);
 		expect(sent.has('k1')).toBe(false);
 		expect(sent.bodyToSend('payout', 'k1', retried)).toBe(retried);
@@ -70,11 +68,11 @@ describe('what a create sent under each key (resends repeat it)', () => {
 	it('never forgets a body that went unanswered, even when a later attempt is refused before the API looks at it (429, 401)', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT);
+		sent.remember('k1', first);
 		sent.failed('k1', 429, true, undefined);
 		expect(sent.has('k1')).toBe(true);
 		const later = SentCreates.of(afterRetry(context));
-		later.remember('k1', first, CLIENT);
+		later.remember('k1', first);
 		later.failed('k1', 401, false, undefined);
 		later.failed('k1', 400, false, undefined);
 		expect(later.bodyToSend('payout', 'k1', retried)).toEqual(first);
@@ -83,7 +81,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 	it('never forgets an accepted body, and says it was accepted', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT);
+		sent.remember('k1', first);
 		sent.accepted('k1');
 		sent.failed('k1', 404, false, undefined);
 		expect(SentCreates.of(afterRetry(context)).isAccepted('k1')).toBe(true);
@@ -92,7 +90,7 @@ describe('what a create sent under each key (resends repeat it)', () => {
 	it('does not send other values under the key of a row the API accepted: it names what changed', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT, '0:0');
+		sent.remember('k1', first);
 		sent.accepted('k1');
 		const otherWallet = { ...retried, account_number: 'WAL-XOF-2', amount: 5500 };
 		expect(SentCreates.of(afterRetry(context)).changesSinceAccepted('payout', 'k1', otherWallet)).toEqual([
@@ -101,40 +99,24 @@ describe('what a create sent under each key (resends repeat it)', () => {
 		]);
 	});
 
-	it('keeps the key each row was sent under, by its place, while the API holds it or may', () => {
-		const context = contextWith();
-		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT, '0:0');
-		sent.accepted('k1');
-		sent.remember('k2', first, CLIENT, '0:1');
-		sent.failed('k2', undefined, true, undefined);
-		sent.remember('k3', first, CLIENT, '0:2');
-		sent.failed('k3', 402, false, undefined);
-		sent.remember('k4', first, CLIENT, '1:0');
-		sent.failed('k4', 409, false, undefined);
-		const later = SentCreates.of(afterRetry(context));
-		expect(['0:0', '0:1', '0:2', '1:0', '2:0'].map((place) => later.keySentFrom(place))).toEqual(['k1', 'k2', undefined, undefined, undefined]);
-		expect(later.keptBody('k1')).toEqual(expect.objectContaining({ amount: 5000 }));
-	});
-
 	it('keeps a key whose first send went unanswered uncertain when another body goes out under it', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT, '0:0');
+		sent.remember('k1', first);
 		sent.failed('k1', undefined, true, undefined);
 		const later = SentCreates.of(afterRetry(context));
-		later.remember('k1', { ...first, amount: 5001 }, CLIENT, '0:0');
+		later.remember('k1', { ...first, amount: 5001 });
 		later.failed('k1', 402, false, undefined);
-		expect(later.keySentFrom('0:0')).toBe('k1');
+		expect(later.has('k1')).toBe(true);
 	});
 
 	it('puts the earlier entry back after IDEMPOTENCY_CONFLICT', () => {
 		const context = contextWith();
 		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT);
+		sent.remember('k1', first);
 		sent.accepted('k1');
 		const earlier = sent.snapshot('k1');
-		sent.remember('k1', { ...first, amount: 5001 }, CLIENT);
+		sent.remember('k1', { ...first, amount: 5001 });
 		sent.failed('k1', 409, false, earlier);
 		expect(sent.bodyToSend('payout', 'k1', retried)).toEqual(first);
 		expect(sent.isAccepted('k1')).toBe(true);
@@ -145,18 +127,5 @@ describe('what a create sent under each key (resends repeat it)', () => {
 			{ field: 'payer_identifier', before: { identifier: 'GM-1', type: 'gm_account' }, now: { identifier: 'GM-2', type: 'gm_account' } },
 			{ field: 'payer_account_type', before: null, now: 'Client' },
 		]);
-	});
-
-	it('keeps the API client each key was sent to, while the API holds it or may', () => {
-		const context = contextWith();
-		const sent = SentCreates.of(context);
-		sent.remember('k1', first, CLIENT, '0:0');
-		sent.accepted('k1');
-		sent.remember('k2', first, CLIENT, '0:1');
-		sent.failed('k2', 503, true, undefined);
-		sent.remember('k3', first, CLIENT, '0:2');
-		sent.failed('k3', 402, false, undefined);
-		const later = SentCreates.of(afterRetry(context));
-		expect(['k1', 'k2', 'k3'].map((key) => later.heldBy(key))).toEqual([CLIENT, CLIENT, undefined]);
 	});
 });
