@@ -297,18 +297,19 @@ describe('what a replayed answer means', () => {
 });
 
 describe('knowing what happened', () => {
-	it('logs progress every 10 items and shows it in the editor in a manual run', async () => {
+	it('logs progress every 10 items, shows it in the editor in a manual run, and its last line above the output', async () => {
 		await sb.control.updateClient(sb.info.clientId, { limits: { velocityLimit: 1000 } });
 		const info = jest.spyOn(n8nLogger(), 'info');
 		const uiMessages: unknown[] = [];
 		try {
-			await run(payoutRun(), rows(12), { credentialId: UNPACED, sendDataToUI: (_type, data) => uiMessages.push(data) });
+			const result = await run(payoutRun(), rows(12), { credentialId: UNPACED, sendDataToUI: (_type, data) => uiMessages.push(data) });
 			const lines = info.mock.calls.map((call) => String(call[0])).filter((line) => line.startsWith('Money payout run'));
 			expect(lines).toEqual([
 				'Money payout run: 10 of 12 items done (10 sent, 0 failed)',
 				'Money payout run: 12 of 12 items done (12 sent, 0 failed)',
 			]);
 			expect(JSON.stringify(uiMessages)).toContain('12 of 12 items done');
+			expect(result.run.data.resultData.runData.Money[0].hints).toEqual([{ message: 'Money payout run: 12 of 12 items done (12 sent, 0 failed)', location: 'outputPane' }]);
 		} finally {
 			info.mockRestore();
 		}

@@ -9,7 +9,7 @@ import { type CallSettings } from '../../../actions/node.type';
 import { checkRunBalance, type RunRefusal } from './balanceCheck';
 import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from './caps';
 import { VelocityPacer, velocitySettingsFrom, type VelocitySettings } from './pacing';
-import { announce, progressLine, shouldReport, type RunCounts } from './progress';
+import { announce, progressLine, shouldReport, shouldSummarise, summarise, type RunCounts } from './progress';
 
 type OnVelocityLimit = 'wait' | 'fail';
 
@@ -228,6 +228,7 @@ export class CreateRun {
 	private reportProgress(context: IExecuteFunctions, attempt: CreateAttempt): void {
 		const total = context.getInputData().length;
 		const done = attempt.itemIndex + 1;
+		if (shouldSummarise(done, total, this.counts)) summarise(context, progressLine(attempt.resource, done, total, this.counts));
 		if (!shouldReport(done, this.reported, total)) return;
 		this.reported = done;
 		announce(context, progressLine(attempt.resource, done, total, this.counts));

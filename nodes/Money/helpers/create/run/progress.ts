@@ -22,6 +22,16 @@ export function shouldReport(done: number, reported: number, total: number): boo
 	return done === total || Math.floor(done / PROGRESS_EVERY) > Math.floor(reported / PROGRESS_EVERY);
 }
 
+/** A run's last line also shows above the node's output in the editor, on runs that reported progress or waited. */
+export function shouldSummarise(done: number, total: number, counts: RunCounts): boolean {
+	return done === total && (total >= PROGRESS_EVERY || counts.waitedMs > 0);
+}
+
+/** Above the node's output in the editor, after the run (n8n's execution hints). */
+export function summarise(context: IExecuteFunctions, line: string): void {
+	context.addExecutionHints({ message: line, location: 'outputPane' });
+}
+
 /**
  * To n8n's log, and in a manual run to the editor's browser console: `sendMessageToUI` is the one
  * channel a node has to the editor, and n8n delivers it in manual mode only.
