@@ -8,6 +8,7 @@ import type { Ledger } from '../../sandbox';
 import type { RunningTopology } from './topology';
 
 import { setTimeout as sleep } from 'node:timers/promises';
+import { deriveIdempotencyKey } from '../../nodes/Money/helpers/create/request/idempotencyKey';
 
 export { sleep };
 
@@ -98,10 +99,9 @@ export function overlaps(a: Execution, b: Execution): boolean {
 	return new Date(a.startedAt as string) < new Date(b.stoppedAt as string) && new Date(b.startedAt as string) < new Date(a.stoppedAt as string);
 }
 
-/** The idempotency key the built pack derives for a payout's Business Reference. */
+/** The idempotency key the pack derives for a payout's Business Reference (no run anchor plays a part). */
 export function keyForReference(reference: string): string {
-	const { deriveIdempotencyKey } = require(path.join(REPO, 'dist', 'nodes', 'Money', 'helpers', 'idempotency.js'));
-	return deriveIdempotencyKey({ resource: 'payout', businessReference: reference, executionId: '', nodeId: '', itemIndex: 0, payload: {} });
+	return deriveIdempotencyKey({ resource: 'payout', businessReference: reference, runAnchor: '', runIndex: 0, itemIndex: 0 });
 }
 
 /** Payouts of the ledger created since `before` (a ledger read earlier): new entries by reference. */
