@@ -45,7 +45,7 @@ export interface ClaimedEvent {
 /**
  * Claims the event, and its transaction, for this request, unless the memory holds its status (or
  * a later one) already, or another delivery of it (of its transaction) is in flight in this n8n
- * process. The memory loaded with the request's static data (production only: n8n saves none in a
+ * instance. The memory loaded with the request's static data (production only: n8n saves none in a
  * test) is taken in first.
  */
 export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery | 'duplicate' | 'stale' | 'in-flight' {
