@@ -176,21 +176,3 @@ export async function* moneyApiPages(
 		page++;
 	}
 }
-
-/** Every item of a list route, or the first `limit` of them. */
-export async function moneyApiListAll(
-	this: MoneyApiContext,
-	route: string,
-	qs: IDataObject,
-	options: Omit<MoneyApiRequestOptions, 'qs' | 'body'> & { limit?: number } = {},
-): Promise<IDataObject[]> {
-	const results: IDataObject[] = [];
-	const pageSize = options.limit !== undefined ? Math.min(options.limit, LIST_PAGE_SIZE_MAX) : LIST_PAGE_SIZE_MAX;
-	for await (const page of moneyApiPages.call(this, route, qs, { ...options, pageSize })) {
-		for (const item of page.items) {
-			results.push(item);
-			if (options.limit !== undefined && results.length >= options.limit) return results;
-		}
-	}
-	return results;
-}

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
-import { moneyApiCall, moneyApiListAll, moneyApiRequest } from '../../../nodes/transport/request';
+import { moneyApiCall, moneyApiPages, moneyApiRequest } from '../../../nodes/transport/request';
 
 const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
 
@@ -132,7 +132,8 @@ describe('moneyApiRequest', () => {
 			body: { success: true, data: [{ reference: `r${n}a` }, { reference: `r${n}b` }], pagination: { page: n, limit: 2, total: pages * 2, pages } },
 		});
 		const { context, calls } = fakeContext([page(1, 3), page(2, 3), page(3, 3)]);
-		const all = await moneyApiListAll.call(context, '/money/v1/charge', { status: 'PENDING' }, { retry: fast });
+		const all: IDataObject[] = [];
+		for await (const listed of moneyApiPages.call(context, '/money/v1/charge', { status: 'PENDING' }, { retry: fast })) all.push(...listed.items);
 		expect(all.map((entry: IDataObject) => entry.reference)).toEqual(['r1a', 'r1b', 'r2a', 'r2b', 'r3a', 'r3b']);
 		expect(calls.map((call) => call.qs)).toEqual([
 			{ status: 'PENDING', page: 1, limit: 100 },
