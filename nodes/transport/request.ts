@@ -40,7 +40,8 @@ export interface MoneyApiRequestOptions {
  * The one way the pack calls the Money API. The credential signs each attempt; the node never
  * touches auth headers. Retries 429, 502, 503, 504 and lost connections with backoff, resending
  * the same headers (idempotency key included) and the same body, so a create moves money once.
- * A 401 is left to n8n, which refreshes the token and resends once. Nothing is sent, first attempt
+ * A 401 is left to n8n, which refreshes the token and resends once; a 401 after that gets one more
+ * round. Nothing is sent, first attempt
  * or resend, once the execution is cancelled.
  */
 export async function moneyApiRequest(
@@ -75,6 +76,7 @@ export async function moneyApiCall(
 	const signal = cancelSignalOf(this);
 	let attempt = 0;
 	let unansweredAttempts = 0;
+	let authRetried = false;
 	/** What the first attempt that may have been carried out got (no answer, a 503, ...). */
 	let earlierUnanswered: string | undefined;
 	for (;;) {
@@ -115,6 +117,12 @@ export async function moneyApiCall(
 				throw cancelledError(this.getNode(), 'The execution was cancelled while this request was under way; it may have reached the Money API', { itemIndex: options.itemIndex, attempted: true });
 			}
 			({ failure, retryable } = failureFromThrown(error));
+		}
+		// n8n answers a 401 with a new token and one resend; a token revoked again before that resend
+		// (a rotation under way, other executions refreshing) gets one more round, once per call.
+		if (!retryable && Number(failure.httpCode) === 401 && !authRetried) {
+			retryable = true;
+			authRetried = true;
 		}
 
 		failure.attempts = attempt + 1;

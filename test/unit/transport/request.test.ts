@@ -120,6 +120,16 @@ describe('moneyApiRequest', () => {
 		expect(calls).toHaveLength(3);
 	});
 
+	it('gives a 401 (a token revoked again after n8n refreshed it) one more round, once per call', async () => {
+		const unauthorized = () => Object.assign(new Error('Request failed with status code 401'), { response: { status: 401, data: { error_code: 'unauthorized' }, headers: {} } });
+		const once = fakeContext([unauthorized(), { statusCode: 201, body: { success: true } }]);
+		await expect(moneyApiRequest.call(once.context, 'POST', '/money/v1/payout', { retry: fast })).resolves.toMatchObject({ success: true });
+		expect(once.calls).toHaveLength(2);
+		const twice = fakeContext([unauthorized(), unauthorized(), { statusCode: 201 }]);
+		await expect(moneyApiRequest.call(twice.context, 'POST', '/money/v1/payout', { retry: fast })).rejects.toMatchObject({ httpCode: '401' });
+		expect(twice.calls).toHaveLength(2);
+	});
+
 	it('does not wait for a Retry-After beyond the cap', async () => {
 		const { context, calls } = fakeContext([{ statusCode: 429, body: {}, headers: { 'retry-after': '3600' } }]);
 		await expect(moneyApiRequest.call(context, 'GET', '/money/v1/account', { retry: fast })).rejects.toMatchObject({ httpCode: '429' });
