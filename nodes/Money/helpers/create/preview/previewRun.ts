@@ -34,11 +34,11 @@ function withScratchMemory(context: IExecuteFunctions): IExecuteFunctions {
 class SimulatedRun extends CreateRun {
 	constructor(
 		settings: CreateRunSettings,
-		context: OperationContext,
+		operation: OperationContext,
 		credential: Awaited<ReturnType<OperationContext['credential']>>,
 		private readonly clock: { at: number },
 	) {
-		super(settings, { ...context.callSettings(0), credential }, () => clock.at);
+		super(settings, { ...operation.callSettings(0), credential }, () => clock.at);
 	}
 
 	get elapsedMs(): number {
