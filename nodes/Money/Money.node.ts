@@ -6,6 +6,7 @@ import * as account from './actions/account';
 import * as charge from './actions/charge';
 import * as payout from './actions/payout';
 import { router } from './actions/router';
+import { paceHints } from './descriptions/preview';
 import { configuredOutputs } from './outputs';
 import * as transaction from './actions/transaction';
 
@@ -24,6 +25,7 @@ export class Money implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: `={{(${configuredOutputs})($parameter)}}`,
 		credentials: [{ name: MONEY_API_CREDENTIAL_TYPE, required: true }],
+		hints: paceHints,
 		properties: [
 			{
 				displayName: 'Resource',

@@ -18,6 +18,7 @@ import { seedDailyReconciliation } from '../fixtures/daily-reconciliation';
 import { occursIn } from '../harness/secrets';
 import { BENEFICIARY, INELIGIBLE, keyedWorkflows, PAYER, referenceOf, statusOf, type CasePart, type Check, type E2eContext } from './case-setup';
 import * as payoutRunCases from './payout-run';
+import * as previewCases from './preview';
 import { CREDENTIAL, CREDENTIAL_TYPE, MONEY_TRIGGER_PATH, money, moneyTriggerParams, node, webhookIdFor, type CredentialRef, type Workflow } from './workflows';
 
 /** An example of examples/ as a user imports it, with its Money credential pointed at the e2e one. */
@@ -35,6 +36,7 @@ export function build(ctx: E2eContext): CasePart {
 	const { ids, wf } = keyed;
 	const unique = (p: string) => `${p}-${crypto.randomBytes(4).toString('hex')}`;
 	const payoutRun = payoutRunCases.build(ctx, keyed);
+	const preview = previewCases.build(ctx, keyed);
 
 	const triggerWebhookId = webhookIdFor('e2e money trigger');
 	const workflows = [
@@ -72,6 +74,7 @@ export function build(ctx: E2eContext): CasePart {
 		]),
 		exampleWorkflow(ctx.repo, 'pay-beneficiaries.json', 'e2eExamplePayouts', payoutRun.PACED_CREDENTIAL),
 		...payoutRun.workflows,
+		...preview.workflows,
 	];
 	ids.ExamplePayouts = 'e2eExamplePayouts';
 	workflows.push(exampleWorkflow(ctx.repo, 'daily-reconciliation.json', 'e2eExampleReconcile'));
@@ -300,6 +303,8 @@ export function build(ctx: E2eContext): CasePart {
 				assert.ok(!JSON.stringify(wrongHmac).includes(info.clientSecret), 'the test result shows the client secret');
 			},
 		},
+		// After the token check: this credential fetches a token of its own.
+		...preview.checks,
 	];
-	return { workflows, checks, credentials: payoutRun.credentials };
+	return { workflows, checks, credentials: [...payoutRun.credentials, ...preview.credentials] };
 }

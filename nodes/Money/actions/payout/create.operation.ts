@@ -17,7 +17,9 @@ import {
 	requireBusinessReferenceOffNotice,
 	toolModeFields,
 } from '../../descriptions/createFields';
+import { previewField } from '../../descriptions/preview';
 import { createItem } from '../../helpers/create/createItem';
+import { isPreview, previewItem } from '../../helpers/create/preview/previewItem';
 import type { OperationContext } from '../node.type';
 
 const BENEFICIARY: Party = { label: 'Beneficiary', verb: 'paid' };
@@ -35,10 +37,12 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	requireBusinessReferenceOffNotice,
 	additionalFields('debit'),
 	...toolModeFields('payout', 'pay out'),
+	previewField('payout'),
 	createOptions('payout'),
 ]);
 
 /** Reads and checks the item, refuses what must not be sent, sends once (paced), optionally waits for the final status. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+	if (isPreview(this)) return await previewItem.call(this, 'payout', itemIndex, context);
 	return await createItem.call(this, 'payout', itemIndex, context);
 }

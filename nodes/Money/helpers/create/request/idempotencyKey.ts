@@ -59,6 +59,12 @@ function runAnchorOf(context: IExecuteFunctions): string {
 	return made;
 }
 
+/** Whether the node's memory holds a run anchor: without one, a default key is made by the first create. */
+export function hasRunAnchor(context: IExecuteFunctions): boolean {
+	const anchor = context.getContext('node')[RUN_ANCHOR_KEY];
+	return typeof anchor === 'string' && anchor !== '';
+}
+
 /**
  * docs/decisions.md#d4. With a business reference the key depends on the resource and that
  * reference only, so any later run (or another workflow) sending the same reference gets the

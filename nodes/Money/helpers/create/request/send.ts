@@ -21,7 +21,7 @@ function isReplayAnswer(headers: Record<string, unknown>): boolean {
 }
 
 /** What a create item says it was sent with, beside the API's answer (a readable payout run). */
-function sentWith(resource: TransactionResource, body: IDataObject, businessReference: string): IDataObject {
+export function sentWith(resource: TransactionResource, body: IDataObject, businessReference: string): IDataObject {
 	return rowIdentity(resource, { amount: body.amount, currency: body.currency, party: body[PARTY_FIELD[resource]], channel: body.channel }, businessReference);
 }
 

@@ -29,6 +29,13 @@ interface Overdraft {
 	items: number;
 }
 
+/** Whether a payout debits this wallet: in its currency, with no Account Number or the wallet's own. */
+export function debitsWallet(payout: PlannedPayout, wallet: WalletBalance): boolean {
+	if (payout.currency !== wallet.currency) return false;
+	const account = typeof payout.accountNumber === 'string' ? payout.accountNumber.trim() : '';
+	return account === '' || account === wallet.number;
+}
+
 /**
  * The account route reports the primary wallet only, so the run is totalled over the payouts that
  * debit it: in its currency, with no Account Number or that wallet's number. Invalid amounts are
@@ -38,9 +45,7 @@ export function findOverdraft(planned: PlannedPayout[], wallet: WalletBalance): 
 	let total = 0;
 	let items = 0;
 	for (const payout of planned) {
-		if (payout.currency !== wallet.currency) continue;
-		const account = typeof payout.accountNumber === 'string' ? payout.accountNumber.trim() : '';
-		if (account !== '' && account !== wallet.number) continue;
+		if (!debitsWallet(payout, wallet)) continue;
 		const amount = typeof payout.amount === 'string' && payout.amount.trim() !== '' ? Number(payout.amount) : payout.amount;
 		if (typeof amount !== 'number' || !Number.isSafeInteger(amount) || amount <= 0) continue;
 		total += amount;

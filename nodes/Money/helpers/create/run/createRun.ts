@@ -8,12 +8,12 @@ import type { MoneyApiAnswer } from '../../../../transport/request';
 import { type CallSettings } from '../../../actions/node.type';
 import { checkRunBalance, type RunRefusal } from './balanceCheck';
 import { adviceFor, classifyRefusal, describeStop, RunStops, type RunStop } from './caps';
-import { VelocityPacer, velocitySettingsFrom, type VelocitySettings } from './pacing';
-import { announce, progressLine, shouldReport, shouldSummarise, summarise, type RunCounts } from './progress';
+import { minimumPacedDurationMs, VelocityPacer, velocitySettingsFrom, type VelocitySettings } from './pacing';
+import { announce, durationText, progressLine, shouldReport, shouldSummarise, summarise, type RunCounts } from './progress';
 
 type OnVelocityLimit = 'wait' | 'fail';
 
-interface CreateRunSettings {
+export interface CreateRunSettings {
 	onVelocityLimit: OnVelocityLimit;
 	maxTotalWaitMs: number;
 	checkBalanceFirst: boolean;
@@ -33,7 +33,7 @@ export function createRunSettings(options: IDataObject, credentials: ICredential
 	};
 }
 
-interface CreateAttempt {
+export interface CreateAttempt {
 	resource: TransactionResource;
 	itemIndex: number;
 	idempotencyKey: string;
@@ -83,9 +83,10 @@ export class CreateRun {
 	private waitExhausted?: string;
 	private readonly counts: RunCounts = { created: 0, failed: 0, notAttempted: 0, waitedMs: 0 };
 	private reported = 0;
+	private started = false;
 
 	constructor(
-		private readonly settings: CreateRunSettings,
+		protected readonly settings: CreateRunSettings,
 		private readonly callSettings: CallSettings,
 		private readonly now: () => number = Date.now,
 	) {}
@@ -109,6 +110,11 @@ export class CreateRun {
 		request: () => Promise<MoneyApiAnswer>,
 		replayed: (answer: MoneyApiAnswer) => boolean = () => false,
 	): Promise<MoneyApiAnswer> {
+		if (!this.started) {
+			this.started = true;
+			const estimate = pacedRunEstimate(attempt.resource, context.getInputData().length, this.settings);
+			if (estimate) this.say(context, estimate, 'log');
+		}
 		try {
 			const result = await this.sendPaced(context, attempt, request, replayed);
 			this.counts.created++;
@@ -188,9 +194,9 @@ export class CreateRun {
 		}
 		if (waitMs >= 1000) {
 			const total = context.getInputData().length;
-			announce(context, `Money ${attempt.resource} run: waiting ${Math.ceil(waitMs / 1000)} s for the velocity limit (${rule}) before item ${attempt.itemIndex + 1} of ${total}`);
+			this.say(context, `Money ${attempt.resource} run: waiting ${Math.ceil(waitMs / 1000)} s for the velocity limit (${rule}) before item ${attempt.itemIndex + 1} of ${total}`, 'log');
 		}
-		if (await waitUnlessCancelled(waitMs, cancelSignalOf(context))) {
+		if (await this.pause(context, waitMs)) {
 			throw cancelledError(context.getNode(), `The execution was cancelled while this ${attempt.resource} waited for the velocity limit; it was not sent`, { itemIndex: attempt.itemIndex, attempted: false });
 		}
 		this.counts.waitedMs += waitMs;
@@ -228,9 +234,30 @@ export class CreateRun {
 	private reportProgress(context: IExecuteFunctions, attempt: CreateAttempt): void {
 		const total = context.getInputData().length;
 		const done = attempt.itemIndex + 1;
-		if (shouldSummarise(done, total, this.counts)) summarise(context, progressLine(attempt.resource, done, total, this.counts));
+		if (shouldSummarise(done, total, this.counts)) this.say(context, progressLine(attempt.resource, done, total, this.counts), 'hint');
 		if (!shouldReport(done, this.reported, total)) return;
 		this.reported = done;
-		announce(context, progressLine(attempt.resource, done, total, this.counts));
+		this.say(context, progressLine(attempt.resource, done, total, this.counts), 'log');
 	}
+
+	/** Waits, true when the execution was stopped meanwhile. A preview waits on its own clock (../preview/previewRun.ts). */
+	protected async pause(context: IExecuteFunctions, waitMs: number): Promise<boolean> {
+		return await waitUnlessCancelled(waitMs, cancelSignalOf(context));
+	}
+
+	/** Says what the run is doing (progress.ts): to the log, or above the output after the run. A preview says nothing of a run it does not make. */
+	protected say(context: IExecuteFunctions, line: string, where: 'log' | 'hint'): void {
+		if (where === 'hint') summarise(context, line);
+		else announce(context, line);
+	}
+}
+
+/**
+ * How long a payout run of `rows` takes at least at the velocity limit, counted from its first send
+ * (undefined when the rows fit in one window or the run is not paced: charges, On Velocity Limit Fail).
+ */
+export function pacedRunEstimate(resource: TransactionResource, rows: number, settings: CreateRunSettings): string | undefined {
+	if (resource !== 'payout' || settings.onVelocityLimit !== 'wait' || rows <= settings.velocity.limit) return undefined;
+	const { limit, windowMs } = settings.velocity;
+	return `Money payout run: ${rows} payouts at the velocity limit of ${limit} per ${windowMs / 1000} s take at least ${durationText(minimumPacedDurationMs(rows, settings.velocity))}`;
 }

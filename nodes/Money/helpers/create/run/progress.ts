@@ -16,6 +16,13 @@ export function progressLine(resource: string, done: number, total: number, coun
 	return `Money ${resource} run: ${done} of ${total} items done (${counts.created} sent, ${counts.failed} failed${skipped})${waited}`;
 }
 
+/** "45 s", "10 min", "2 h 5 min". */
+export function durationText(ms: number): string {
+	if (ms < 120_000) return `${Math.ceil(ms / 1000)} s`;
+	const minutes = Math.round(ms / 60_000);
+	return minutes < 120 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
+
 /** True when `done` crosses a multiple of PROGRESS_EVERY past the last report, or ends the run. */
 export function shouldReport(done: number, reported: number, total: number): boolean {
 	if (total < PROGRESS_EVERY || done <= reported) return false;

@@ -1,4 +1,5 @@
-import { progressLine, shouldReport } from '../../../../../../nodes/Money/helpers/create/run/progress';
+import { createRunSettings, pacedRunEstimate } from '../../../../../../nodes/Money/helpers/create/run/createRun';
+import { durationText, progressLine, shouldReport } from '../../../../../../nodes/Money/helpers/create/run/progress';
 
 describe('run progress', () => {
 	it('reports every 10 items and at the end, on runs of 10 or more', () => {
@@ -19,5 +20,22 @@ describe('run progress', () => {
 		expect(progressLine('payout', 60, 60, { created: 40, failed: 1, notAttempted: 19, waitedMs: 61_400 })).toBe(
 			'Money payout run: 60 of 60 items done (40 sent, 1 failed, 19 not attempted); waited 61 s for the velocity limit',
 		);
+	});
+});
+
+describe('the estimate a paced payout run announces before its first send', () => {
+	it('60 payouts at the API default of 20 per 5 minutes take at least 10 min', () => {
+		expect(pacedRunEstimate('payout', 60, createRunSettings({}, {}))).toBe('Money payout run: 60 payouts at the velocity limit of 20 per 300 s take at least 10 min');
+	});
+
+	it('at the credential limit; nothing for a run that fits one window, a charge run, or On Velocity Limit Fail', () => {
+		expect(pacedRunEstimate('payout', 12, createRunSettings({}, { velocityLimit: 5, velocityWindowSeconds: 2 }))).toContain('take at least 4 s');
+		expect(pacedRunEstimate('payout', 20, createRunSettings({}, {}))).toBeUndefined();
+		expect(pacedRunEstimate('charge', 500, createRunSettings({}, {}))).toBeUndefined();
+		expect(pacedRunEstimate('payout', 500, createRunSettings({ onVelocityLimit: 'fail' }, {}))).toBeUndefined();
+	});
+
+	it('durations read as seconds, minutes, or hours and minutes', () => {
+		expect([durationText(45_000), durationText(600_000), durationText(7_500_000)]).toEqual(['45 s', '10 min', '2 h 5 min']);
 	});
 });

@@ -1,0 +1,68 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+
+import type { TransactionResource } from '../../../../api/values';
+import { asNodeError } from '../../../../transport/errors';
+import type { OperationContext } from '../../../actions/node.type';
+import { checkedCreate } from '../createItem';
+import { readBusinessReference, rowAsGiven } from '../input';
+import { sentWith } from '../request/send';
+import { SentCreates } from '../request/sentCreates';
+import { Preview } from './previewRun';
+
+/** The node parameter Preview Only (descriptions/preview.ts), one setting for the whole run. */
+export function isPreview(context: IExecuteFunctions): boolean {
+	return context.getNodeParameter('preview', 0, false) === true;
+}
+
+function rowHasReference(context: IExecuteFunctions, itemIndex: number): boolean {
+	try {
+		return readBusinessReference.call(context, itemIndex) !== '';
+	} catch {
+		return false;
+	}
+}
+
+const previews = new WeakMap<IExecuteFunctions, Promise<Preview>>();
+
+/**
+ * One row of a preview: what the create would do with it, without sending it. The same steps as
+ * createItem (checkedCreate: validation, key, every refusal) and the node's create run (balance
+ * check, caps, pacing) on a simulated clock, whose request sends nothing. The PIN is checked to be
+ * set, never encrypted or sent. After the last row, the run's totals and length (Preview.summarise).
+ */
+export async function previewItem(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number, operation: OperationContext): Promise<INodeExecutionData[]> {
+	let started = previews.get(this);
+	if (!started) previews.set(this, (started = Preview.start(this, operation)));
+	const preview = await started;
+	const { context, run } = preview;
+	let json: IDataObject;
+	try {
+		const { create, idempotencyKey } = await checkedCreate.call(context, resource, itemIndex, operation);
+		const { body } = create;
+		const madeBefore = SentCreates.of(context).isAccepted(idempotencyKey);
+		const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
+		const sendsAfterMs = run.elapsedMs;
+		await run.send(context, attempt, async () => ({ body: {}, headers: {}, unansweredAttempts: 0 }), () => madeBefore);
+		preview.rows.push({ itemIndex, wouldSend: true, moves: !madeBefore, amount: attempt.amount, currency: attempt.currency, accountNumber: attempt.accountNumber });
+		json = {
+			verdict: 'would send',
+			reason: madeBefore ? `made before in this execution under its key: the Money API answers from its record, nothing moves` : null,
+			...sentWith(resource, body, create.businessReference),
+			...(resource === 'payout' ? { sends_after_seconds: Math.ceil(sendsAfterMs / 1000) } : {}),
+			idempotency_key: create.businessReference !== '' || preview.defaultKeysKnown ? idempotencyKey : null,
+		};
+	} catch (error) {
+		const nodeError = asNodeError(this.getNode(), error, itemIndex);
+		preview.rows.push({ itemIndex, wouldSend: false, moves: false });
+		const field = nodeError.context.field;
+		json = {
+			verdict: 'would refuse',
+			reason: nodeError.message,
+			...rowAsGiven.call(this, resource, itemIndex),
+			...(typeof field === 'string' ? { field } : {}),
+			idempotency_key: typeof nodeError.context.idempotency_key === 'string' && (preview.defaultKeysKnown || rowHasReference(this, itemIndex)) ? nodeError.context.idempotency_key : null,
+		};
+	}
+	if (itemIndex === this.getInputData().length - 1) await preview.summarise(this, resource, operation);
+	return [{ json: { ...json, preview: true }, pairedItem: { item: itemIndex } }];
+}

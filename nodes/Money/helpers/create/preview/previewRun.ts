@@ -1,0 +1,132 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { ROUTES } from '../../../../api/routes';
+import type { TransactionResource } from '../../../../api/values';
+import { moneyApiRequest } from '../../../../transport/request';
+import type { OperationContext } from '../../../actions/node.type';
+import { hasRunAnchor } from '../request/idempotencyKey';
+import { debitsWallet, walletFromAccount } from '../run/balanceCheck';
+import { CreateRun, createRunSettings, type CreateRunSettings } from '../run/createRun';
+import { durationText, summarise } from '../run/progress';
+
+/**
+ * Preview Only (docs/architecture.md, "Preview Only"): the create path's own steps run over every
+ * row, nothing that moves money is sent, and nothing is written to the node's memory.
+ *
+ * The node's memory is its execution context (run anchor, lost-run verdict, run identity, what was
+ * sent under each key): every step reads and writes it through `getContext('node')`. A preview
+ * hands those steps a context whose node memory is a deep copy, so they decide exactly as in a
+ * real run (a Retry's memory included) and what they record is dropped with the copy: a real run
+ * after a preview, or a Retry of a preview's execution, finds the memory as if no preview ran.
+ */
+function withScratchMemory(context: IExecuteFunctions): IExecuteFunctions {
+	const scratch = structuredClone(context.getContext('node')) as ReturnType<IExecuteFunctions['getContext']>;
+	return new Proxy(context, {
+		get(target, property) {
+			if (property === 'getContext') return (type: Parameters<IExecuteFunctions['getContext']>[0]) => (type === 'node' ? scratch : target.getContext(type));
+			const value = Reflect.get(target, property, target) as unknown;
+			return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+		},
+	});
+}
+
+/** The node's create run on a simulated clock: the same pacing, caps and balance check, no real wait, nothing said. */
+class SimulatedRun extends CreateRun {
+	constructor(
+		settings: CreateRunSettings,
+		operation: OperationContext,
+		credential: Awaited<ReturnType<OperationContext['credential']>>,
+		private readonly clock: { at: number },
+	) {
+		super(settings, { ...operation.callSettings(0), credential }, () => clock.at);
+	}
+
+	get elapsedMs(): number {
+		return this.clock.at;
+	}
+
+	protected async pause(_context: IExecuteFunctions, waitMs: number): Promise<boolean> {
+		this.clock.at += waitMs;
+		return false;
+	}
+
+	protected say(): void {}
+}
+
+interface PreviewedRow {
+	itemIndex: number;
+	wouldSend: boolean;
+	/** False for a row this execution already had accepted: it comes back replayed and moves nothing. */
+	moves: boolean;
+	amount?: number;
+	currency?: string;
+	accountNumber?: string;
+}
+
+export class Preview {
+	readonly rows: PreviewedRow[] = [];
+
+	private constructor(
+		readonly context: IExecuteFunctions,
+		readonly run: SimulatedRun,
+		readonly settings: CreateRunSettings,
+		/** A default key (no Business Reference) is the real run's only when this execution's memory already holds its anchor (a Retry). */
+		readonly defaultKeysKnown: boolean,
+	) {}
+
+	static async start(context: IExecuteFunctions, operation: OperationContext): Promise<Preview> {
+		const credential = await operation.credential();
+		const options = context.getNodeParameter('options', 0, {}) as IDataObject;
+		const settings = createRunSettings(options, credential.data ?? {});
+		return new Preview(withScratchMemory(context), new SimulatedRun(settings, operation, credential, { at: 0 }), settings, hasRunAnchor(context));
+	}
+
+	/** The run's totals and length above the output, once the last row is previewed. */
+	async summarise(context: IExecuteFunctions, resource: TransactionResource, operation: OperationContext): Promise<void> {
+		const lines = [verdictLine(resource, this.rows), await this.totalsLine(resource, operation), this.durationLine(resource)];
+		for (const line of lines) if (line) summarise(context, line);
+	}
+
+	private async totalsLine(resource: TransactionResource, operation: OperationContext): Promise<string> {
+		const moving = this.rows.filter((row) => row.wouldSend && row.moves);
+		const byCurrency = new Map<string, number>();
+		for (const row of moving) byCurrency.set(String(row.currency), (byCurrency.get(String(row.currency)) ?? 0) + (row.amount ?? 0));
+		const totals = [...byCurrency].map(([currency, total]) => `${total} ${currency}`).join(', ');
+		const line = `Money ${resource} preview: the rows that would be sent total ${totals || 'nothing'}`;
+		if (resource !== 'payout' || moving.length === 0) return line;
+		let account: IDataObject;
+		try {
+			const { retry, timeoutMs } = operation.callSettings(0);
+			account = await moneyApiRequest.call(this.context, 'GET', ROUTES.account, { retry, timeoutMs, credential: await operation.credential() });
+		} catch (error) {
+			return `${line}; the account balance could not be read (${(error as Error).message})`;
+		}
+		const wallet = walletFromAccount(account);
+		if (!wallet) return `${line}; the account answer carried no balance`;
+		const debiting = moving.filter((row) => debitsWallet({ amount: row.amount, currency: row.currency, accountNumber: row.accountNumber }, wallet));
+		const total = debiting.reduce((sum, row) => sum + (row.amount ?? 0), 0);
+		const verdict =
+			total <= wallet.value ? `covers them` : `is short by ${total - wallet.value} ${wallet.currency}: the rows past the balance would fail with INSUFFICIENT_FUNDS`;
+		const others = moving.length - debiting.length;
+		const unchecked = others > 0 ? `; ${others} payouts from another wallet or currency are not checked (the account reports its primary wallet only)` : '';
+		return `${line}; wallet ${wallet.number} has ${wallet.value} ${wallet.currency} available, which ${verdict} (${total} ${wallet.currency} in ${debiting.length} payouts)${unchecked}`;
+	}
+
+	private durationLine(resource: TransactionResource): string {
+		if (resource !== 'payout') return 'Charges are not paced by the node: the run takes as long as its requests';
+		const { limit, windowMs } = this.settings.velocity;
+		const rule = `${limit} per ${windowMs / 1000} s`;
+		if (this.settings.onVelocityLimit === 'fail') {
+			return `On Velocity Limit is Fail: the node does not wait, and the Money API refuses the payouts past ${limit} within ${windowMs / 1000} s (the credential's velocity limit)`;
+		}
+		return `At the credential's velocity limit of ${rule} the run takes at least ${durationText(this.run.elapsedMs)} of waiting, plus its requests`;
+	}
+}
+
+function verdictLine(resource: TransactionResource, rows: PreviewedRow[]): string {
+	const refused = rows.filter((row) => !row.wouldSend).map((row) => row.itemIndex + 1);
+	const listed = refused.length > 10 ? `${refused.slice(0, 10).join(', ')} and ${refused.length - 10} more` : refused.join(', ');
+	const replayed = rows.filter((row) => row.wouldSend && !row.moves).length;
+	const again = replayed > 0 ? ` (${replayed} of them made before in this execution: answered from the API's record, they move nothing)` : '';
+	return `Money ${resource} preview, nothing was sent: ${rows.length - refused.length} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed})` : ''}`;
+}
