@@ -1,0 +1,166 @@
+import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+
+import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, type RunResult, runWorkflow } from '../../harness/engine';
+import { useSandboxEngine } from './setup';
+
+/**
+ * Adversary review of Preview Only (issue 31 item 8): workflows, data and paths on which a preview's
+ * promises (its verdicts are what the real run then does; a Retry of a preview's execution behaves as
+ * if no preview ran) do not hold. Each test fails on the code it was written against.
+ */
+
+const env = useSandboxEngine({ nodeTypes: ['n8n-nodes-base.splitInBatches'] });
+/** Two payouts per minute: a third payout of the run would wait past a Maximum Total Wait of half a minute. */
+const SLOW = 'adversary-slow-velocity';
+const CONTINUE = { onError: 'continueRegularOutput' as const };
+
+beforeAll(() => {
+	env.engine.credentials.set(SLOW, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info, { velocityLimit: 2, velocityWindowSeconds: 60 }));
+});
+
+beforeEach(async () => {
+	await env.sb.control.updateClient(env.sb.info.clientId, { balance: 100_000_000, limits: { velocityLimit: 1000 } });
+	await env.sb.control.resetCounters();
+});
+
+const trigger: INode = { id: 'trigger', name: 'Start', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+
+function chain(nodes: INode[]): IConnections {
+	const connections: IConnections = {};
+	for (let index = 0; index < nodes.length - 1; index++) connections[nodes[index].name] = { main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]] };
+	return connections;
+}
+
+function payoutParameters(preview: boolean, extra: IDataObject = {}): IDataObject {
+	return {
+		resource: 'payout',
+		operation: 'create',
+		amount: '={{ $json.amount }}',
+		currency: 'XOF',
+		identifierType: 'gm_account',
+		identifier: '={{ $json.identifier }}',
+		channel: 'psp-a-tg',
+		accountType: '',
+		businessReference: '={{ $json.ref }}',
+		preview,
+		options: { maxRetries: 0, retryBaseDelayMs: 2, maxTotalWaitMinutes: 0.5 },
+		...extra,
+	};
+}
+
+function workflowWith(parameters: IDataObject, credentialId = SLOW) {
+	const money = moneyNode({ parameters: parameters as never, credentialId, settings: CONTINUE });
+	return buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
+}
+
+const items = (run: string, entries: Array<[string, string | number, string?]>): INodeExecutionData[] =>
+	entries.map(([ref, amount, identifier]) => ({ json: { ref: ref === '' ? '' : `${run}-${ref}`, amount, identifier: identifier ?? 'GM-1002' } }));
+
+const outputOf = (result: RunResult, node = 'Money', runIndex = 0): IDataObject[] => result.output(node, 0, runIndex).map((item) => item.json);
+
+/** What the real run did with each row, in the words of a preview. */
+function asVerdict(item: IDataObject): string {
+	return item.outcome === 'failed' ? 'would refuse' : 'would send';
+}
+
+function hintsOf(result: RunResult): string {
+	const hints = (result.run.data.resultData.runData.Money?.[0]?.hints ?? []) as Array<{ message: string }>;
+	return hints.map((hint) => hint.message).join('\n');
+}
+
+async function paidAmounts(amounts: number[]): Promise<number[]> {
+	const ledger = await env.sb.control.ledger();
+	return ledger.payouts.map((entry) => Math.abs(entry.amount.value)).filter((amount) => amounts.includes(amount));
+}
+
+describe('Preview Only, adversary', () => {
+	it('a row repeating an earlier row (same Business Reference, same payout) is answered from the record in the real run: the preview counts it as a send, paces it and refuses the next row', async () => {
+		// Rows 1 and 2 are one payout (a sheet with a duplicated line): the run accepts that (runReferences.ts), the
+		// API answers row 2 from its record (outcome replayed, nothing moves, no room taken in the velocity window).
+		const sheet = items(`dupe-${Date.now()}`, [['A', 1000], ['A', 1000], ['B', 1000]]);
+
+		const preview = await runWorkflow(env.engine, workflowWith(payoutParameters(true)), { items: sheet, mode: 'trigger' });
+		const real = await runWorkflow(env.engine, workflowWith(payoutParameters(false)), { items: sheet, mode: 'trigger' });
+
+		console.log('preview', JSON.stringify(outputOf(preview).map((item) => [item.verdict, item.reason])));
+		console.log('real', JSON.stringify(outputOf(real).map((item) => [item.outcome, item.error ?? null])));
+		console.log('preview hints\n' + hintsOf(preview));
+		expect(outputOf(real).map((item) => item.outcome)).toEqual(['created', 'replayed', 'created']);
+		expect({ verdicts: outputOf(preview).map((item) => item.verdict), totals: /total (\d+ XOF)/.exec(hintsOf(preview))?.[1] }).toEqual({
+			verdicts: outputOf(real).map(asVerdict),
+			totals: '2000 XOF',
+		});
+	});
+
+	it('a balance that runs out mid-run: the real run stops at the row that overdraws and sends no later row of the wallet, the preview says every row would be sent', async () => {
+		await env.sb.control.updateClient(env.sb.info.clientId, { balance: 10_000 });
+		const sheet = items(`short-${Date.now()}`, [['1', 6000], ['2', 5000], ['3', 3000]]);
+
+		const preview = await runWorkflow(env.engine, workflowWith(payoutParameters(true), CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
+		const real = await runWorkflow(env.engine, workflowWith(payoutParameters(false), CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
+
+		console.log('preview', JSON.stringify(outputOf(preview).map((item) => [item.verdict, item.reason])));
+		console.log('real', JSON.stringify(outputOf(real).map((item) => [item.outcome, item.error ?? null])));
+		console.log('preview hints\n' + hintsOf(preview));
+		expect(outputOf(real).map(asVerdict)).toEqual(['would send', 'would refuse', 'would refuse']);
+		expect(outputOf(preview).map((item) => item.verdict)).toEqual(outputOf(real).map(asVerdict));
+	});
+
+	it('Require Business Reference (on by default): a preview run from the editor says every row without a reference would be sent, the production run refuses them all', async () => {
+		const sheet = items('', [['', 43_001], ['', 43_002]]);
+		const parameters = payoutParameters(true, { businessReference: '' });
+
+		const preview = await runWorkflow(env.engine, workflowWith(parameters, CREDENTIAL_ID), { items: sheet, mode: 'manual' });
+		const real = await runWorkflow(env.engine, workflowWith({ ...parameters, preview: false }, CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
+
+		console.log('preview', JSON.stringify(outputOf(preview).map((item) => [item.verdict, item.reason])));
+		console.log('real', JSON.stringify(outputOf(real).map((item) => [item.outcome, item.error ?? null])));
+		expect(outputOf(preview).map((item) => item.verdict)).toEqual(outputOf(real).map(asVerdict));
+	});
+
+	it('a Retry (currently saved workflow, Preview Only off) of a preview execution that failed after the Money node pays nobody and ends successfully', async () => {
+		const sheet = items(`retry-${Date.now()}`, [['1', 44_001], ['2', 44_002]]);
+		const money = moneyNode({ parameters: payoutParameters(true, { options: { maxRetries: 0, retryBaseDelayMs: 2 } }) as never });
+		// A step after the payouts that fails on this execution (say, a sheet update the preview's items do not fit).
+		const failing = moneyNode({ name: 'Check', parameters: { resource: 'transaction', operation: 'get', transactionId: '={{ $json.noSuchField }}' } as never });
+		const failed = await runWorkflow(env.engine, buildWorkflow(env.engine, { nodes: [trigger, money, failing], connections: chain([trigger, money, failing]) }), {
+			items: sheet,
+			mode: 'trigger',
+		});
+		expect(failed.error()).toBeDefined();
+		expect(outputOf(failed).map((item) => item.verdict)).toEqual(['would send', 'would send']);
+
+		const fixed: INode = { id: failing.id, name: 'Check', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+		const real = { ...money, parameters: { ...money.parameters, preview: false } } as INode;
+		const retried = await retryExecution(env.engine, buildWorkflow(env.engine, { nodes: [trigger, real, fixed], connections: chain([trigger, real, fixed]) }), failed);
+		console.log('retry error', retried.error()?.message, 'Check got', JSON.stringify(outputOf(retried, 'Check')));
+		expect(retried.error()).toBeUndefined();
+		// Had no preview run, the two rows would be paid by now (or the Retry would say why not).
+		expect(await paidAmounts([44_001, 44_002])).toEqual([44_001, 44_002]);
+	});
+
+	it('a preview inside a loop, its execution retried with Preview Only off: the next batch is refused as "a run that n8n lost in a crash", and the first batch was never paid', async () => {
+		const loop: INode = { id: 'loop', name: 'Loop Over Items', type: 'n8n-nodes-base.splitInBatches', typeVersion: 3, position: [200, 0], parameters: { batchSize: 1, options: {} } };
+		const parameters = payoutParameters(true, { businessReference: '', requireBusinessReference: false, options: { maxRetries: 0, retryBaseDelayMs: 2 } });
+		const money = moneyNode({ parameters: parameters as never, settings: CONTINUE });
+		const failing = moneyNode({ name: 'Check', parameters: { resource: 'transaction', operation: 'get', transactionId: '={{ $json.noSuchField }}' } as never });
+		const connect = (check: INode): IConnections => ({
+			Start: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
+			[loop.name]: { main: [[], [{ node: money.name, type: 'main', index: 0 }]] },
+			[money.name]: { main: [[{ node: check.name, type: 'main', index: 0 }]] },
+			[check.name]: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
+		});
+		const sheet = items('', [['', 45_001], ['', 45_002]]);
+		const failed = await runWorkflow(env.engine, buildWorkflow(env.engine, { nodes: [trigger, loop, money, failing], connections: connect(failing) }), { items: sheet, mode: 'trigger' });
+		expect(failed.error()).toBeDefined();
+		expect(outputOf(failed).map((item) => item.verdict)).toEqual(['would send']);
+
+		const fixed: INode = { id: failing.id, name: 'Check', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
+		const real = { ...money, parameters: { ...money.parameters, preview: false } } as INode;
+		const retried = await retryExecution(env.engine, buildWorkflow(env.engine, { nodes: [trigger, loop, real, fixed], connections: connect(fixed) }), failed);
+		const secondBatch = outputOf(retried, 'Money', 1);
+		console.log('second batch', JSON.stringify(secondBatch.map((item) => [item.outcome, item.error ?? null])));
+		console.log('paid', JSON.stringify(await paidAmounts([45_001, 45_002])));
+		expect(secondBatch.map((item) => [item.outcome, item.error ?? null])).toEqual([['created', null]]);
+	});
+});
