@@ -164,3 +164,41 @@ describe('Preview Only, adversary', () => {
 		expect(secondBatch.map((item) => [item.outcome, item.error ?? null])).toEqual([['created', null]]);
 	});
 });
+
+describe('Preview Only, adversary (more)', () => {
+	it('On Error at its default (Stop Workflow): the real run stops at the first refused row and sends none after it, the preview says the later rows would be sent', async () => {
+		const sheet = items(`stop-${Date.now()}`, [['1', 46_001], ['2', 'abc'], ['3', 46_003]]);
+		const money = (preview: boolean) => moneyNode({ parameters: payoutParameters(preview, { options: { maxRetries: 0, retryBaseDelayMs: 2 } }) as never });
+		const run = async (preview: boolean) => {
+			const node = money(preview);
+			return await runWorkflow(env.engine, buildWorkflow(env.engine, { nodes: [trigger, node], connections: chain([trigger, node]) }), { items: sheet, mode: 'trigger' });
+		};
+		const preview = await run(true);
+		const real = await run(false);
+		console.log('preview', JSON.stringify(outputOf(preview).map((item) => [item.verdict, item.reason])), '\n' + hintsOf(preview));
+		console.log('real error', real.error()?.message, 'paid', JSON.stringify(await paidAmounts([46_001, 46_003])));
+		expect(await paidAmounts([46_001, 46_003])).toEqual([46_001]);
+		expect(outputOf(preview).map((item) => item.verdict)).toEqual(['would send', 'would refuse', 'would refuse']);
+	});
+
+	it('Preview Only given by an expression that gives the text "true" (a sheet column dryRun) previews, it does not pay', async () => {
+		const sheet = items(`dry-${Date.now()}`, [['1', 47_001]]).map((item) => ({ json: { ...item.json, dryRun: 'true' } }));
+		const result = await runWorkflow(env.engine, workflowWith(payoutParameters(false, { preview: '={{ $json.dryRun }}' }), CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
+		console.log('output', JSON.stringify(outputOf(result)), result.error()?.message);
+		expect(await paidAmounts([47_001])).toEqual([]);
+	});
+
+	it('a preview that failed as a whole (its credential could not be read), then a Retry with the credential fixed and Preview Only off, is refused as "a run that n8n lost in a crash"', async () => {
+		const sheet = items('', [['', 48_001]]);
+		const parameters = payoutParameters(true, { businessReference: '', requireBusinessReference: false, options: { maxRetries: 0, retryBaseDelayMs: 2 } });
+		const broken = moneyNode({ parameters: parameters as never, credentialId: 'adversary-no-such-credential' });
+		const failed = await runWorkflow(env.engine, buildWorkflow(env.engine, { nodes: [trigger, broken], connections: chain([trigger, broken]) }), { items: sheet, mode: 'trigger' });
+		console.log('preview error', failed.error()?.message);
+		expect(failed.error()).toBeDefined();
+
+		const real = { ...moneyNode({ parameters: { ...parameters, preview: false } as never, settings: CONTINUE }), id: broken.id };
+		const retried = await retryExecution(env.engine, buildWorkflow(env.engine, { nodes: [trigger, real], connections: chain([trigger, real]) }), failed);
+		console.log('retry', JSON.stringify(outputOf(retried).map((item) => [item.outcome, item.error ?? null])));
+		expect(outputOf(retried).map((item) => [item.outcome, item.error ?? null])).toEqual([['created', null]]);
+	});
+});
