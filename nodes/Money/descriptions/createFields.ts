@@ -9,6 +9,7 @@ import {
 	type TransactionResource,
 } from '../../api/values';
 import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/run/createRun';
+import { PARTY_PARAMETERS } from '../helpers/validation';
 import { byDisplayName, optionsCollection, retryOptions } from './options';
 
 /**
@@ -17,6 +18,8 @@ import { byDisplayName, optionsCollection, retryOptions } from './options';
  */
 
 export interface Party {
+	/** Whose party: the payer of a charge, the beneficiary of a payout (its parameter names: PARTY_PARAMETERS). */
+	resource: TransactionResource;
 	/** "Payer" or "Beneficiary" */
 	label: string;
 	/** "charged" or "paid" */
@@ -47,9 +50,9 @@ export const currencyField: INodeProperties = {
 	default: 'XOF',
 };
 
-export const identifierTypeField = ({ label }: Party): INodeProperties => ({
+export const identifierTypeField = ({ resource, label }: Party): INodeProperties => ({
 	displayName: `${label} Identifier Type`,
-	name: 'identifierType',
+	name: PARTY_PARAMETERS[resource].identifierType,
 	type: 'options',
 	required: true,
 	options: identifierTypeOptions(),
@@ -58,9 +61,9 @@ export const identifierTypeField = ({ label }: Party): INodeProperties => ({
 	description: `How the ${label.toLowerCase()} is identified`,
 });
 
-export const identifierField = ({ label, verb }: Party): INodeProperties => ({
+export const identifierField = ({ resource, label, verb }: Party): INodeProperties => ({
 	displayName: `${label} Identifier`,
-	name: 'identifier',
+	name: PARTY_PARAMETERS[resource].identifier,
 	type: 'string',
 	required: true,
 	default: '',
@@ -80,9 +83,9 @@ export const channelField = (platformDescription: string): INodeProperties => ({
 	default: 'platform',
 });
 
-export const accountTypeField = ({ label }: Party): INodeProperties => ({
+export const accountTypeField = ({ resource, label }: Party): INodeProperties => ({
 	displayName: `${label} Account Type`,
-	name: 'accountType',
+	name: PARTY_PARAMETERS[resource].accountType,
 	type: 'options',
 	options: [{ name: 'Not Set', value: '' }, ...accountTypeOptions()],
 	default: '',

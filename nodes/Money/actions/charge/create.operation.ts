@@ -20,7 +20,7 @@ import {
 import { createItem } from '../../helpers/create/createItem';
 import type { OperationContext } from '../node.type';
 
-const PAYER: Party = { label: 'Payer', verb: 'charged' };
+const PAYER: Party = { resource: 'charge', label: 'Payer', verb: 'charged' };
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['create'] } }, [
 	amountField,

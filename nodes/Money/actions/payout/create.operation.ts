@@ -20,7 +20,7 @@ import {
 import { createItem } from '../../helpers/create/createItem';
 import type { OperationContext } from '../node.type';
 
-const BENEFICIARY: Party = { label: 'Beneficiary', verb: 'paid' };
+const BENEFICIARY: Party = { resource: 'payout', label: 'Beneficiary', verb: 'paid' };
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['payout'], operation: ['create'] } }, [
 	amountField,
