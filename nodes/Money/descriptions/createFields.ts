@@ -215,52 +215,51 @@ export const toolModeFields = (resource: TransactionResource, moveVerb: string):
 	},
 ];
 
-/** The Options that pace and cap a create run (helpers/create/run/createRun.ts). */
-function createRunOptions(resource: TransactionResource): INodeProperties[] {
-	const noun = resource === 'payout' ? 'payouts' : 'charges';
-	const options: INodeProperties[] = [
-		{
-			displayName: 'Maximum Total Wait (Minutes)',
-			name: 'maxTotalWaitMinutes',
-			type: 'number',
-			typeOptions: { minValue: 0, numberPrecision: 2 },
-			default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
-			description: `With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining ${noun} fail without being sent.`,
-		},
-		{
-			displayName: 'On Velocity Limit',
-			name: 'onVelocityLimit',
-			type: 'options',
-			options: [
-				{
-					name: 'Wait',
-					value: 'wait',
-					description: `Pace the ${noun} to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key`,
-				},
-				{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
-			],
-			default: 'wait',
-			description: `What to do when the next ${resource} would exceed the API's velocity limit (payouts: 20 per rolling 5 minutes unless the credential says otherwise)`,
-		},
-	];
-	if (resource === 'payout') {
-		options.unshift({
-			displayName: 'Check Balance First',
-			name: 'checkBalanceFirst',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
-		});
-	}
-	return options;
-}
+/**
+ * The Options that pace and check a payout run (helpers/create/run/createRun.ts): the API's velocity
+ * limit applies to payouts, so a charge offers none of them.
+ */
+const payoutRunOptions: INodeProperties[] = [
+	{
+		displayName: 'Check Balance First',
+		name: 'checkBalanceFirst',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
+	},
+	{
+		displayName: 'Maximum Total Wait (Minutes)',
+		name: 'maxTotalWaitMinutes',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
+		description:
+			'With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining payouts fail without being sent.',
+	},
+	{
+		displayName: 'On Velocity Limit',
+		name: 'onVelocityLimit',
+		type: 'options',
+		options: [
+			{
+				name: 'Wait',
+				value: 'wait',
+				description:
+					'Pace the payouts to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key',
+			},
+			{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
+		],
+		default: 'wait',
+		description: "What to do when the next payout would exceed the API's velocity limit (20 per rolling 5 minutes unless the credential says otherwise)",
+	},
+];
 
-/** The Options of a create: pacing and caps (payouts), retries, waiting for the final status, the PIN override. */
+/** The Options of a create: pacing and checks (payouts), retries, waiting for the final status, the PIN override. */
 export const createOptions = (resource: TransactionResource): INodeProperties =>
 	optionsCollection(
 		byDisplayName([
-			...createRunOptions(resource),
+			...(resource === 'payout' ? payoutRunOptions : []),
 			...retryOptions.slice(0, 1),
 			{
 				displayName: 'Poll Interval (Ms)',

@@ -1,7 +1,12 @@
-import type { INodeParameters } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { Money } from '../../../../nodes/Money/Money.node';
+import { MoneyPollTrigger } from '../../../../nodes/MoneyPollTrigger/MoneyPollTrigger.node';
+import { MoneyTrigger } from '../../../../nodes/MoneyTrigger/MoneyTrigger.node';
+import { parameter, shownFor } from '../../support/properties';
+
+const RESOURCES = ['charge', 'payout'] as const;
 
 /** The notices of a create panel, as n8n's editor shows them for these parameter values. */
 function noticesShown(values: INodeParameters): string[] {
@@ -11,6 +16,9 @@ function noticesShown(values: INodeParameters): string[] {
 		.filter((property) => property.type === 'notice' && NodeHelpers.displayParameter(parameters, property, { typeVersion: 1 }, description))
 		.map((property) => property.displayName);
 }
+
+const createPanel = (resource: string) => shownFor(new Money().description.properties, resource, 'create');
+const createOptions = (resource: string) => (parameter(createPanel(resource), 'options').options ?? []) as INodeProperties[];
 
 describe('create panels show a notice only when the settings need it', () => {
 	it.each(['charge', 'payout'])('%s: none once a Business Reference is mapped', (resource) => {
@@ -23,5 +31,46 @@ describe('create panels show a notice only when the settings need it', () => {
 		expect(charge).toContain('order or invoice ID');
 		expect(payout).toContain('payout ID');
 		expect(charge).not.toContain('payout');
+	});
+});
+
+describe('create Options', () => {
+	it('pacing and the balance check are payout options: a charge offers none of them', () => {
+		const names = (resource: string) => createOptions(resource).map((option) => option.name);
+		for (const payoutOnly of ['onVelocityLimit', 'maxTotalWaitMinutes', 'checkBalanceFirst']) {
+			expect(names('payout')).toContain(payoutOnly);
+			expect(names('charge')).not.toContain(payoutOnly);
+		}
+	});
+
+	it('every number shows whole numbers (Maximum Total Wait reads 60, not 60.00)', () => {
+		for (const resource of RESOURCES) {
+			for (const option of createOptions(resource).filter((entry) => entry.type === 'number')) {
+				expect([option.name, option.typeOptions?.numberPrecision]).toEqual([option.name, 0]);
+			}
+		}
+	});
+});
+
+describe('parameter names', () => {
+	// The editor names an error's field by the first parameter of its name (NodeErrorView).
+	it('two parameters of one name carry one label', () => {
+		const labels = new Map<string, Set<string>>();
+		for (const property of new Money().description.properties) {
+			if (property.type === 'notice') continue;
+			labels.set(property.name, (labels.get(property.name) ?? new Set()).add(property.displayName));
+		}
+		const mixed = [...labels].filter(([, shown]) => shown.size > 1).map(([name, shown]) => `${name}: ${[...shown].join(' / ')}`);
+		expect(mixed).toEqual([]);
+	});
+
+	it.each<[string, INodeTypeDescription]>([
+		['Money', new Money().description],
+		['Money Trigger', new MoneyTrigger().description],
+		['Money Poll Trigger', new MoneyPollTrigger().description],
+	])('%s: every collection is added in sentence case ("Add option")', (_node, description) => {
+		const collections = description.properties.filter((property) => property.type === 'collection');
+		expect(collections.length).toBeGreaterThan(0);
+		for (const collection of collections) expect(String(collection.placeholder)).toMatch(/^Add [a-z]/);
 	});
 });
