@@ -114,7 +114,7 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 	});
 
 	checks.push({
-		name: 'the Money node shows the Payout → Create panel with its fields and the sandbox credential',
+		name: 'the Money node shows the Payout → Create panel with its fields and the sandbox credential, and no Business Reference notice once the reference is mapped',
 		shot: 'payout-create-panel',
 		docImage: { name: 'payout-create', capture: (file) => page.getByTestId('ndv').first().screenshot({ path: file }).then(() => undefined) },
 		async fn() {
@@ -129,6 +129,11 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 			}
 			const credential = await ndv.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
 			if (credential !== ctx.credential.name) throw new Error(`credential "${credential}"; expected "${ctx.credential.name}"`);
+			// The reference is mapped ({{ $json.order_id }}) and nothing has run: the editor cannot resolve it yet.
+			const panel = await ndv.innerText();
+			for (const advice of ['Without a Business Reference', 'Map your own']) {
+				if (panel.includes(advice)) throw new Error(`the panel says "${advice} …" although the Business Reference is mapped`);
+			}
 		},
 	});
 

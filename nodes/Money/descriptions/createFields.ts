@@ -92,27 +92,24 @@ export const accountTypeField = ({ resource, label }: Party): INodeProperties =>
 	description: `Account type of the ${label.toLowerCase()}. Required for a phone number on the Platform channel; recommended on the mobile-money channels, where it resolves the ${label.toLowerCase()}’s display name.`,
 });
 
-/**
- * Shown only while Business Reference is empty: hidden by a rule on its value (n8n shows a
- * parameter whose `show` rule looks at an expression, so a mapped reference would not hide it).
- */
-export const businessReferenceNotice = (resource: TransactionResource): INodeProperties => ({
-	displayName: `Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own ${resource === 'charge' ? 'order or invoice' : 'payout'} ID to make every re-run safe.`,
-	name: 'businessReferenceNotice',
-	type: 'notice',
-	default: '',
-	displayOptions: { hide: { businessReference: [{ _cnd: { regex: '\\S' } }] } },
-});
+const RERUNS_DOC = 'https://github.com/n8n-nodes-money/n8n-nodes-money/blob/main/docs/idempotency.md#every-way-a-create-runs-again';
 
-export const businessReferenceField: INodeProperties = {
+/**
+ * What a reference is for, as the field's hint: n8n's editor shows a hint only while the value is
+ * not an expression, so it leaves the panel once a reference is mapped. A notice cannot: the editor
+ * resolves a mapped value before it reads displayOptions, and one it cannot resolve yet (no input
+ * data) reads as empty.
+ */
+export const businessReferenceField = (resource: TransactionResource): INodeProperties => ({
 	displayName: 'Business Reference',
 	name: 'businessReference',
 	type: 'string',
 	default: '',
-	placeholder: 'e.g. order-10045',
+	placeholder: resource === 'charge' ? 'e.g. order-10045' : 'e.g. payout-10045',
+	hint: `Map your own ${resource === 'charge' ? 'order or invoice ID' : 'payout ID, one per row'}: with it, running the workflow again never ${resource === 'charge' ? 'charges' : 'pays'} twice; without it, only a Retry of this execution is recognised. <a href="${RERUNS_DOC}">Every way a create runs again</a>`,
 	description:
 		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this execution’s run of the node and the item: a Retry of the execution reuses it, a new execution does not.',
-};
+});
 
 /** A create in a production execution needs a Business Reference unless this is turned off (docs/decisions.md#d8). */
 export const requireBusinessReferenceField = (resource: TransactionResource): INodeProperties => ({

@@ -21,16 +21,23 @@ const createPanel = (resource: string) => shownFor(new Money().description.prope
 const createOptions = (resource: string) => (parameter(createPanel(resource), 'options').options ?? []) as INodeProperties[];
 
 describe('create panels show a notice only when the settings need it', () => {
-	it.each(['charge', 'payout'])('%s: none once a Business Reference is mapped', (resource) => {
-		expect(noticesShown({ resource, operation: 'create', businessReference: '={{ $json.order_id }}' })).toEqual([]);
+	// n8n's editor resolves a mapped value before it reads displayOptions, and an expression it cannot
+	// resolve (no input data yet) reads as '': no displayOptions rule tells a mapped reference from none.
+	it.each(['', 'order-1', '={{ $json.order_id }}'])('%j as Business Reference: no notice', (businessReference) => {
+		for (const resource of RESOURCES) expect(noticesShown({ resource, operation: 'create', businessReference })).toEqual([]);
 	});
 
-	it('the Business Reference notice while it is empty, in the words of the resource', () => {
-		const [charge] = noticesShown({ resource: 'charge', operation: 'create' });
-		const [payout] = noticesShown({ resource: 'payout', operation: 'create' });
+	// The editor shows a parameter's hint only while its value is not an expression.
+	it('the Business Reference hint says what a reference is for, in the words of the resource, and links the docs', () => {
+		const [charge, payout] = RESOURCES.map((resource) => String(parameter(createPanel(resource), 'businessReference').hint));
 		expect(charge).toContain('order or invoice ID');
-		expect(payout).toContain('payout ID');
 		expect(charge).not.toContain('payout');
+		expect(payout).toContain('payout ID');
+		for (const hint of [charge, payout]) expect(hint).toMatch(/<a href="https:\/\/github\.com\/[^"]+docs\/idempotency\.md[^"]*"/);
+	});
+
+	it('the Require Business Reference notice while it is off', () => {
+		expect(noticesShown({ resource: 'payout', operation: 'create', requireBusinessReference: false })).toHaveLength(1);
 	});
 });
 
