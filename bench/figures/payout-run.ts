@@ -40,10 +40,10 @@ export async function pacingFigures(options: { payouts: number; runs: number }):
 			operation: 'create',
 			amount: 1000,
 			currency: 'XOF',
-			identifierType: 'gm_account',
-			identifier: 'GM-1002',
+			beneficiaryIdentifierType: 'gm_account',
+			beneficiaryIdentifier: 'GM-1002',
 			channel: 'psp-a-tg',
-			accountType: '',
+			beneficiaryAccountType: '',
 			options: {},
 		};
 		const workflow = buildWorkflow(engine, { nodes: [moneyNode({ parameters })] });

@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
 
+import { PARTY_PARAMETERS } from '../../../nodes/Money/helpers/validation';
 import { startSandbox, type LedgerTransaction, type Sandbox } from '../../../sandbox';
 import {
 	CREDENTIAL_ID,
@@ -111,10 +112,10 @@ export function createParameters(
 		operation: 'create',
 		amount: '={{ $json.amount }}',
 		currency: 'XOF',
-		identifierType: '={{ $json.identifierType }}',
-		identifier: '={{ $json.identifier }}',
+		[PARTY_PARAMETERS[resource].identifierType]: '={{ $json.identifierType }}',
+		[PARTY_PARAMETERS[resource].identifier]: '={{ $json.identifier }}',
 		channel: '={{ $json.channel }}',
-		accountType: '={{ $json.accountType }}',
+		[PARTY_PARAMETERS[resource].accountType]: '={{ $json.accountType }}',
 		businessReference,
 		requireBusinessReference: false,
 		additionalFields: { message: '={{ $json.message }}' },

@@ -22,7 +22,7 @@ function rows(...entries: IDataObject[]): INodeExecutionData[] {
 }
 
 const mapped = (overrides: Parameters = {}): Parameters =>
-	payout({ amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', ...overrides });
+	payout({ amount: '={{ $json.amount }}', beneficiaryIdentifier: '={{ $json.identifier }}', ...overrides });
 
 describe('Business References that are not references', () => {
 	it('refuses a run whose rows share a Business Reference with different payouts, naming the rows, sending nothing', async () => {
@@ -171,7 +171,7 @@ describe('Require Business Reference (on by default)', () => {
 	});
 
 	it('also on a create the API refused (Continue On Fail)', async () => {
-		const failed = item(await runIn('trigger', payout({ amount: 6501, identifier: 'GM-1099', businessReference: `ord-6501-${Date.now()}` }), CONTINUE));
+		const failed = item(await runIn('trigger', payout({ amount: 6501, beneficiaryIdentifier: 'GM-1099', businessReference: `ord-6501-${Date.now()}` }), CONTINUE));
 		expect(failed).toMatchObject({
 			outcome: 'failed',
 			error_code: 'BENEFICIARY_NOT_ELIGIBLE',

@@ -24,10 +24,10 @@ describe('Money node against the sandbox', () => {
 			const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)]);
 			const result = await run(
 				charge({
-					identifierType: 'phone',
-					identifier: '+22890000001',
+					payerIdentifierType: 'phone',
+					payerIdentifier: '+22890000001',
 					channel: 'psp-a-tg',
-					accountType: 'Client',
+					payerAccountType: 'Client',
 					additionalFields: {
 						accountNumber: env.sb.info.merchantAccountNumber,
 						message: 'Invoice 77',
@@ -113,8 +113,8 @@ describe('Money node against the sandbox', () => {
 
 		it.each([
 			['VALIDATION_ERROR', 400, { additionalFields: { paymentReferenceNumber: 'R'.repeat(150) } }],
-			['PAYER_NOT_FOUND', 404, { identifier: 'GM-0000' }],
-			['PAYER_NOT_ELIGIBLE', 400, { identifier: 'GM-1099' }],
+			['PAYER_NOT_FOUND', 404, { payerIdentifier: 'GM-0000' }],
+			['PAYER_NOT_ELIGIBLE', 400, { payerIdentifier: 'GM-1099' }],
 		])('maps %s from create charge', async (code, status, overrides) => {
 			const item = await expectFailure(charge(overrides), code, status);
 			if (code === 'VALIDATION_ERROR') {

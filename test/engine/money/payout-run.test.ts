@@ -55,10 +55,10 @@ function payoutRun(options: IDataObject = {}): IDataObject {
 		operation: 'create',
 		amount: '={{ $json.amount }}',
 		currency: '={{ $json.currency }}',
-		identifierType: 'gm_account',
-		identifier: 'GM-1002',
+		beneficiaryIdentifierType: 'gm_account',
+		beneficiaryIdentifier: 'GM-1002',
 		channel: 'psp-a-tg',
-		accountType: '',
+		beneficiaryAccountType: '',
 		requireBusinessReference: false,
 		options: { ...FAST, ...options },
 	};

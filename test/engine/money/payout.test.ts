@@ -47,8 +47,8 @@ describe('Money node against the sandbox', () => {
 			];
 			const parameters = payout({
 				amount: '={{ $json.amount }}',
-				identifier: '={{ $json.to }}',
-				identifierType: '={{ $json.type }}',
+				beneficiaryIdentifier: '={{ $json.to }}',
+				beneficiaryIdentifierType: '={{ $json.type }}',
 				channel: '={{ $json.channel ?? "psp-a-tg" }}',
 				businessReference: '={{ $json.order }}',
 			});
@@ -96,8 +96,8 @@ describe('Money node against the sandbox', () => {
 
 		it.each([
 			['VALIDATION_ERROR', 400, { additionalFields: { paymentReferenceNumber: 'R'.repeat(150) } }, {}],
-			['BENEFICIARY_NOT_FOUND', 404, { identifier: 'GM-0000' }, {}],
-			['BENEFICIARY_NOT_ELIGIBLE', 400, { identifier: 'GM-1099' }, {}],
+			['BENEFICIARY_NOT_FOUND', 404, { beneficiaryIdentifier: 'GM-0000' }, {}],
+			['BENEFICIARY_NOT_ELIGIBLE', 400, { beneficiaryIdentifier: 'GM-1099' }, {}],
 			['INSUFFICIENT_FUNDS', 402, { amount: 6000 }, { balance: 5000 }],
 			['LIMIT_EXCEEDED', 403, { amount: 4000 }, { limits: { maxAmount: 3000 } }],
 		])('maps %s from create payout', async (code, status, overrides, patch) => {
@@ -232,7 +232,7 @@ describe('Money node against the sandbox', () => {
 				},
 			}));
 			const result = await run(
-				payout({ identifier: '={{ $json.identifier }}', amount: '={{ $json.amount }}' }),
+				payout({ beneficiaryIdentifier: '={{ $json.identifier }}', amount: '={{ $json.amount }}' }),
 				{ items, settings: CONTINUE },
 			);
 			const output = result.output('Money');
@@ -351,7 +351,7 @@ describe('what a Retry reports', () => {
 			async (credentialId) => {
 				const amounts = [63_001, 63_002, 900_063];
 				const start: INode = { id: 'start', name: 'Start', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
-				const money = moneyNode({ parameters: payout({ amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', requireBusinessReference: false, options: { maxRetries: 0 } }) as never, credentialId });
+				const money = moneyNode({ parameters: payout({ amount: '={{ $json.amount }}', beneficiaryIdentifier: '={{ $json.identifier }}', requireBusinessReference: false, options: { maxRetries: 0 } }) as never, credentialId });
 				const workflow = buildWorkflow(env.engine, { nodes: [start, money], connections: { Start: { main: [[{ node: money.name, type: 'main', index: 0 }]] } } });
 				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
 				const items = [['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]].map(([identifier, amount]) => ({ json: { identifier, amount } }));

@@ -3,7 +3,7 @@ import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } f
 import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
-import { fieldError, type CreateInput, validateCreateInput } from '../validation';
+import { fieldError, type CreateInput, PARTY_PARAMETERS, validateCreateInput } from '../validation';
 
 /** One item's create, its parameters read once and checked against every rule the API documents, before anything is sent. */
 export interface CreateRequest {
@@ -32,13 +32,14 @@ export async function readCreateBody(this: IExecuteFunctions, resource: Transact
 	const metadata = (additional.metadata as IDataObject | undefined)?.entries as CreateInput['metadata'];
 	const documentField = typeof additional.paymentReferenceDocumentField === 'string' ? additional.paymentReferenceDocumentField.trim() : '';
 
+	const party = PARTY_PARAMETERS[resource];
 	const input: CreateInput = {
 		amount: this.getNodeParameter('amount', itemIndex),
 		currency: this.getNodeParameter('currency', itemIndex),
-		identifierType: this.getNodeParameter('identifierType', itemIndex),
-		identifier: this.getNodeParameter('identifier', itemIndex),
+		identifierType: this.getNodeParameter(party.identifierType, itemIndex),
+		identifier: this.getNodeParameter(party.identifier, itemIndex),
 		channel: this.getNodeParameter('channel', itemIndex),
-		accountType: this.getNodeParameter('accountType', itemIndex, ''),
+		accountType: this.getNodeParameter(party.accountType, itemIndex, ''),
 		accountNumber: additional.accountNumber,
 		message: additional.message,
 		metadata,
@@ -120,7 +121,8 @@ export function rowAsGiven(this: IExecuteFunctions, resource: TransactionResourc
 	};
 	const parameter = (name: string) => given(() => this.getNodeParameter(name, itemIndex, null));
 	const businessReference = given(() => readBusinessReference.call(this, itemIndex));
-	const party = { identifier: parameter('identifier'), type: parameter('identifierType') };
+	const names = PARTY_PARAMETERS[resource];
+	const party = { identifier: parameter(names.identifier), type: parameter(names.identifierType) };
 	const row = { amount: parameter('amount'), currency: parameter('currency'), party, channel: parameter('channel') };
 	return rowIdentity(resource, row, typeof businessReference === 'string' ? businessReference : '');
 }
