@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
+import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
 import { fieldError, type CreateInput, validateCreateInput } from '../validation';
@@ -90,14 +90,29 @@ export function readBusinessReference(this: IExecuteFunctions, itemIndex: number
 	return reading.kind === 'reference' ? reading.value : '';
 }
 
+/** One row's payment as a create item names it, each value as sent or as the item gives it. */
+export interface RowValues {
+	amount: unknown;
+	currency: unknown;
+	identifier: unknown;
+	identifierType: unknown;
+	accountType: unknown;
+	channel: unknown;
+}
+
 /**
  * Whose payment a create item is, how much, and the Business Reference: what an operator reads
- * first in a run's output (after what happened), on a success and a failure alike. `party` is the
- * payer or beneficiary identifier object.
+ * first in a run's output (after what happened), on a success and a failure alike. Flat, so that
+ * n8n's table shows each as a column: `beneficiary_identifier`, `beneficiary_identifier_type`, the
+ * account type where one is set (`payer_…` on a charge).
  */
-export function rowIdentity(resource: TransactionResource, row: { amount: unknown; currency: unknown; party: unknown; channel: unknown }, businessReference: string): IDataObject {
+export function rowIdentity(resource: TransactionResource, row: RowValues, businessReference: string): IDataObject {
+	const party = PARTY_FIELD[resource];
+	const accountType = row.accountType === undefined || row.accountType === null || row.accountType === '' ? {} : { [ACCOUNT_TYPE_FIELD[resource]]: row.accountType as IDataObject[string] };
 	return {
-		[PARTY_FIELD[resource]]: row.party as IDataObject[string],
+		[party]: row.identifier as IDataObject[string],
+		[`${party}_type`]: row.identifierType as IDataObject[string],
+		...accountType,
 		amount: row.amount as IDataObject[string],
 		currency: row.currency as IDataObject[string],
 		channel: row.channel as IDataObject[string],
@@ -120,8 +135,14 @@ export function rowAsGiven(this: IExecuteFunctions, resource: TransactionResourc
 	};
 	const parameter = (name: string) => given(() => this.getNodeParameter(name, itemIndex, null));
 	const businessReference = given(() => readBusinessReference.call(this, itemIndex));
-	const party = { identifier: parameter('identifier'), type: parameter('identifierType') };
-	const row = { amount: parameter('amount'), currency: parameter('currency'), party, channel: parameter('channel') };
+	const row = {
+		amount: parameter('amount'),
+		currency: parameter('currency'),
+		identifier: parameter('identifier'),
+		identifierType: parameter('identifierType'),
+		accountType: parameter('accountType'),
+		channel: parameter('channel'),
+	};
 	return rowIdentity(resource, row, typeof businessReference === 'string' ? businessReference : '');
 }
 
