@@ -161,6 +161,7 @@ describe('Require Business Reference (on by default)', () => {
 			status: 'PENDING',
 			beneficiary_identifier: 'GM-1002',
 			beneficiary_identifier_type: 'gm_account',
+			beneficiary_account_type: null,
 			amount: 6401,
 			currency: 'XOF',
 			channel: 'platform',

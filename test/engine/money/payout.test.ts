@@ -26,6 +26,7 @@ describe('Money node against the sandbox', () => {
 				'status',
 				'beneficiary_identifier',
 				'beneficiary_identifier_type',
+				'beneficiary_account_type',
 				'amount',
 				'currency',
 				'channel',
@@ -93,7 +94,7 @@ describe('Money node against the sandbox', () => {
 			// Refused by the API: what it was sent with.
 			expect(items[3]).toMatchObject({ business_reference: 'ER-4', amount: 10_000_000, currency: 'XOF', beneficiary_identifier: 'GM-1002', beneficiary_identifier_type: 'gm_account', channel: 'psp-a-tg' });
 			for (const item of items.slice(1)) {
-				expect(Object.keys(item).slice(0, 8)).toEqual(['outcome', 'error', 'beneficiary_identifier', 'beneficiary_identifier_type', 'amount', 'currency', 'channel', 'business_reference']);
+				expect(Object.keys(item).slice(0, 9)).toEqual(['outcome', 'error', 'beneficiary_identifier', 'beneficiary_identifier_type', 'beneficiary_account_type', 'amount', 'currency', 'channel', 'business_reference']);
 			}
 		});
 

@@ -103,16 +103,16 @@ export interface RowValues {
 /**
  * Whose payment a create item is, how much, and the Business Reference: what an operator reads
  * first in a run's output (after what happened), on a success and a failure alike. Flat, so that
- * n8n's table shows each as a column: `beneficiary_identifier`, `beneficiary_identifier_type`, the
- * account type where one is set (`payer_…` on a charge).
+ * n8n's table shows each as a column (`payer_…` on a charge). Every item has every key, null when
+ * not set: the table takes its columns from the keys in the order it first meets them.
  */
 export function rowIdentity(resource: TransactionResource, row: RowValues, businessReference: string): IDataObject {
 	const party = PARTY_FIELD[resource];
-	const accountType = row.accountType === undefined || row.accountType === null || row.accountType === '' ? {} : { [ACCOUNT_TYPE_FIELD[resource]]: row.accountType as IDataObject[string] };
+	const orNull = (value: unknown) => (value === undefined || value === '' ? null : (value as IDataObject[string]));
 	return {
-		[party]: row.identifier as IDataObject[string],
-		[`${party}_type`]: row.identifierType as IDataObject[string],
-		...accountType,
+		[party]: orNull(row.identifier),
+		[`${party}_type`]: orNull(row.identifierType),
+		[ACCOUNT_TYPE_FIELD[resource]]: orNull(row.accountType),
 		amount: row.amount as IDataObject[string],
 		currency: row.currency as IDataObject[string],
 		channel: row.channel as IDataObject[string],
