@@ -3,6 +3,7 @@ import type { IBinaryData, IDataObject, INodeExecutionData, INodeParameters } fr
 import { PARTY_PARAMETERS } from '../../nodes/Money/helpers/validation';
 import type { Sandbox } from '../../sandbox';
 import { type Engine, type RunResult, runMoneyNode } from '../harness/engine';
+import { accepted } from '../harness/outcome';
 import { SecretCapture } from './support/capture';
 import { fixedSecrets, loadChaosEngine, type Resource, RESOURCES, startChaosSandbox } from './support/money';
 import { ChaosReport } from './support/report';
@@ -225,7 +226,7 @@ describe('chaos: nothing moves on bad input', () => {
 				const output = await runCase(resource, badCase);
 				byField[badCase.field] = (byField[badCase.field] ?? 0) + 1;
 				const text = `${String(output.error ?? '')} ${String(output.description ?? '')}`;
-				if (output.success === true || typeof output.error !== 'string') {
+				if (accepted(output) || typeof output.error !== 'string') {
 					problems.push(`${badCase.label}: accepted (${JSON.stringify(output).slice(0, 160)})`);
 				} else if (!badCase.names.some((name) => text.toLowerCase().includes(name.toLowerCase()))) {
 					problems.push(`${badCase.label}: error does not name ${badCase.names.join(' or ')}: ${text.slice(0, 200)}`);
@@ -262,7 +263,7 @@ describe('chaos: nothing moves on bad input', () => {
 				parameters: { businessReference: '={{ $json.orderId }}' },
 				json: value === undefined ? {} : { orderId: value as IDataObject[string] },
 			});
-			if (output.success === true) problems.push(`${JSON.stringify(value) ?? 'undefined'}: created ${String(output.reference)} with key ${String(output.idempotency_key)}`);
+			if (accepted(output)) problems.push(`${JSON.stringify(value) ?? 'undefined'}: created ${String(output.reference)} with key ${String(output.idempotency_key)}`);
 			else if (!/business reference/i.test(String(output.error))) problems.push(`${JSON.stringify(value) ?? 'undefined'}: ${String(output.error)}`);
 		}
 		const counters = await sb.control.counters();
@@ -300,7 +301,7 @@ describe('chaos: nothing moves on bad input', () => {
 			const outputs = result.output('Money').map((item) => item.json);
 			if (outputs.length !== run.items.length) problems.push(`${run.label}: ${outputs.length} outputs for ${run.items.length} rows`);
 			for (const output of outputs) {
-				if (output.success === true) problems.push(`${run.label}: a row was sent (${String(output.reference)})`);
+				if (accepted(output)) problems.push(`${run.label}: a row was sent (${String(output.reference)})`);
 				else if (!/Business Reference/.test(String(output.error)) || !/items? \d/.test(String(output.error))) problems.push(`${run.label}: ${String(output.error)}`);
 			}
 		}
@@ -341,7 +342,7 @@ describe('chaos: nothing moves on bad input', () => {
 			for (const entry of valid(resource)) {
 				sent++;
 				const output = await runCase(resource, { field: 'none', names: [], label: entry.label, parameters: entry.parameters, json: entry.json });
-				if (output.success !== true) problems.push(`${resource}, ${entry.label}: ${String(output.error)}`);
+				if (!accepted(output)) problems.push(`${resource}, ${entry.label}: ${String(output.error)}`);
 			}
 		}
 		report.add('control (valid input)', { sent, accepted: sent - problems.length });

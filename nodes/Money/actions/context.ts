@@ -41,7 +41,6 @@ export function createOperationContext(context: IExecuteFunctions): OperationCon
 					baseDelayMs: numberOption(options, 'retryBaseDelayMs', DEFAULT_RETRY_POLICY.baseDelayMs),
 				},
 				timeoutMs: numberOption(options, 'requestTimeoutMs', DEFAULT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS,
-				simplify: options.simplify === true,
 			};
 		},
 	};

@@ -11,6 +11,7 @@ import {
 	MONEY_NODE,
 	type RunResult,
 } from '../../harness/engine';
+import { accepted } from '../../harness/outcome';
 import type { FixedSecrets } from './capture';
 
 export type Resource = 'charge' | 'payout';
@@ -191,7 +192,7 @@ export function checkAgainstLedger(
 	const seenReferences = new Map<string, number>();
 	outputs.forEach((output, index) => {
 		const order = orders[index];
-		if (!output || output.success !== true || typeof output.reference !== 'string') {
+		if (!output || !accepted(output) || typeof output.reference !== 'string') {
 			mismatches.push(`${order.orderId}: no success output (${JSON.stringify(output ?? null).slice(0, 200)})`);
 			return;
 		}

@@ -36,7 +36,7 @@ describe.each(['charge', 'payout'] as const)('a new %s create, its defaults unto
 		const parameters = asAdded({ resource, operation: 'create', amount: '5000', [names.identifier]: PARTY[resource][defaultType] });
 		const result = env.remember(await runMoneyNode(env.engine, { parameters }));
 		expect(result.error()?.message).toBeUndefined();
-		expect(env.json(result)).toMatchObject({ success: true, amount: 5000 });
+		expect(env.json(result)).toMatchObject({ outcome: 'created', amount: 5000 });
 	});
 
 	it('without an amount, is refused by n8n before anything is sent, naming Amount', async () => {

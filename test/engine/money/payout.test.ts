@@ -18,13 +18,29 @@ describe('Money node against the sandbox', () => {
 	describe('payout', () => {
 		it('creates, gets and lists payouts, REVERSED included', async () => {
 			const created = json(await run(payout({ amount: 2500 })));
-			expect(created).toMatchObject({ success: true, reference: expect.any(String), resource: 'payout' });
+			expect(created).toMatchObject({ outcome: 'created', status: 'PENDING', beneficiary_identifier: 'GM-1002', beneficiary_identifier_type: 'gm_account', reference: expect.any(String), resource: 'payout' });
 			expect(created.idempotency_key).toMatch(UUID);
-			// What happened, to whom, how much, the Business Reference, then the API's reference and the rest.
-			expect(Object.keys(created).slice(0, 7)).toEqual(['outcome', 'beneficiary_identifier', 'amount', 'currency', 'channel', 'business_reference', 'reference']);
+			// What happened, to whom, how much, the Business Reference, then the API's reference and the rest; flat, no `success`.
+			expect(Object.keys(created)).toEqual([
+				'outcome',
+				'status',
+				'beneficiary_identifier',
+				'beneficiary_identifier_type',
+				'beneficiary_account_type',
+				'amount',
+				'currency',
+				'channel',
+				'business_reference',
+				'reference',
+				'resource',
+				'idempotency_key',
+			]);
 
+			// Get simplifies by default (n8n's Simplify switch); Simplify off gives the API's envelope.
 			const fetched = json(await run({ resource: 'payout', operation: 'get', reference: created.reference, options: FAST }));
-			expect(fetched).toMatchObject({ reference: created.reference, amount: { value: -2500 } });
+			expect(fetched).toMatchObject({ status: 'PENDING', amount: -2500, currency: 'XOF', counterpart_identifier: expect.any(String), reference: created.reference });
+			const raw = json(await run({ resource: 'payout', operation: 'get', reference: created.reference, simplify: false, options: FAST }));
+			expect(raw).toMatchObject({ reference: created.reference, amount: { value: -2500 } });
 
 			await env.sb.control.setStatus(String(created.reference), 'COMPLETED');
 			await env.sb.control.setStatus(String(created.reference), 'REVERSED');
@@ -67,16 +83,19 @@ describe('Money node against the sandbox', () => {
 				business_reference: 'ER-2',
 				amount: 'abc',
 				currency: 'XOF',
-				beneficiary_identifier: { identifier: 'GM-1003', type: 'gm_account' },
+				beneficiary_identifier: 'GM-1003',
+				beneficiary_identifier_type: 'gm_account',
 				channel: 'psp-a-tg',
 				attempted: false,
 				field: 'amount',
 				idempotency_key: null,
 			});
-			expect(items[2]).toMatchObject({ business_reference: 'ER-3', amount: 1700, beneficiary_identifier: { identifier: '+22890000002', type: 'phone' }, channel: 'platform', field: 'beneficiary_account_type' });
+			expect(items[2]).toMatchObject({ business_reference: 'ER-3', amount: 1700, beneficiary_identifier: '+22890000002', beneficiary_identifier_type: 'phone', channel: 'platform', field: 'beneficiary_account_type' });
 			// Refused by the API: what it was sent with.
-			expect(items[3]).toMatchObject({ business_reference: 'ER-4', amount: 10_000_000, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1002', type: 'gm_account' }, channel: 'psp-a-tg' });
-			for (const item of items.slice(1)) expect(Object.keys(item).slice(0, 2)).toEqual(['outcome', 'error']);
+			expect(items[3]).toMatchObject({ business_reference: 'ER-4', amount: 10_000_000, currency: 'XOF', beneficiary_identifier: 'GM-1002', beneficiary_identifier_type: 'gm_account', channel: 'psp-a-tg' });
+			for (const item of items.slice(1)) {
+				expect(Object.keys(item).slice(0, 9)).toEqual(['outcome', 'error', 'beneficiary_identifier', 'beneficiary_identifier_type', 'beneficiary_account_type', 'amount', 'currency', 'channel', 'business_reference']);
+			}
 		});
 
 		it('waits for the final status when asked', async () => {
@@ -85,7 +104,7 @@ describe('Money node against the sandbox', () => {
 				await run(payout({ options: { ...FAST, waitForFinalStatus: true, pollIntervalMs: 50, waitTimeoutSeconds: 10 } })),
 			);
 			expect(done).toMatchObject({ final_status_reached: true, status: expect.stringMatching(/COMPLETED|FAILED|CANCELLED/) });
-			expect(Object.keys(done).slice(0, 3)).toEqual(['outcome', 'status', 'beneficiary_identifier']);
+			expect(Object.keys(done).slice(0, 4)).toEqual(['outcome', 'status', 'beneficiary_identifier', 'beneficiary_identifier_type']);
 			await env.sb.control.setFinalizeAfter(null);
 
 			const pending = json(
@@ -241,9 +260,9 @@ describe('Money node against the sandbox', () => {
 				expect(item.pairedItem).toEqual({ item: index });
 				if (index % 25 === 7) expect(item.json).toMatchObject({ field: 'amount', error_code: null });
 				else if (index % 10 === 3) expect(item.json).toMatchObject({ error_code: 'BENEFICIARY_NOT_FOUND', httpCode: 404 });
-				else expect(item.json).toMatchObject({ success: true, reference: expect.any(String) });
+				else expect(item.json).toMatchObject({ outcome: 'created', reference: expect.any(String) });
 			});
-			const succeeded = output.filter((item) => item.json.success === true);
+			const succeeded = output.filter((item) => item.json.outcome === 'created');
 			const keys = new Set(succeeded.map((item) => item.json.idempotency_key));
 			expect(keys.size).toBe(succeeded.length);
 		});

@@ -1,6 +1,6 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
+import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
 import { fieldError, type CreateInput, PARTY_PARAMETERS, validateCreateInput } from '../validation';
@@ -91,14 +91,29 @@ export function readBusinessReference(this: IExecuteFunctions, itemIndex: number
 	return reading.kind === 'reference' ? reading.value : '';
 }
 
+/** One row's payment as a create item names it, each value as sent or as the item gives it. */
+export interface RowValues {
+	amount: unknown;
+	currency: unknown;
+	identifier: unknown;
+	identifierType: unknown;
+	accountType: unknown;
+	channel: unknown;
+}
+
 /**
  * Whose payment a create item is, how much, and the Business Reference: what an operator reads
- * first in a run's output (after what happened), on a success and a failure alike. `party` is the
- * payer or beneficiary identifier object.
+ * first in a run's output (after what happened), on a success and a failure alike. Flat, so that
+ * n8n's table shows each as a column (`payer_…` on a charge). Every item has every key, null when
+ * not set: the table takes its columns from the keys in the order it first meets them.
  */
-export function rowIdentity(resource: TransactionResource, row: { amount: unknown; currency: unknown; party: unknown; channel: unknown }, businessReference: string): IDataObject {
+export function rowIdentity(resource: TransactionResource, row: RowValues, businessReference: string): IDataObject {
+	const party = PARTY_FIELD[resource];
+	const orNull = (value: unknown) => (value === undefined || value === '' ? null : (value as IDataObject[string]));
 	return {
-		[PARTY_FIELD[resource]]: row.party as IDataObject[string],
+		[party]: orNull(row.identifier),
+		[`${party}_type`]: orNull(row.identifierType),
+		[ACCOUNT_TYPE_FIELD[resource]]: orNull(row.accountType),
 		amount: row.amount as IDataObject[string],
 		currency: row.currency as IDataObject[string],
 		channel: row.channel as IDataObject[string],
@@ -122,8 +137,14 @@ export function rowAsGiven(this: IExecuteFunctions, resource: TransactionResourc
 	const parameter = (name: string) => given(() => this.getNodeParameter(name, itemIndex, null));
 	const businessReference = given(() => readBusinessReference.call(this, itemIndex));
 	const names = PARTY_PARAMETERS[resource];
-	const party = { identifier: parameter(names.identifier), type: parameter(names.identifierType) };
-	const row = { amount: parameter('amount'), currency: parameter('currency'), party, channel: parameter('channel') };
+	const row = {
+		amount: parameter('amount'),
+		currency: parameter('currency'),
+		identifier: parameter(names.identifier),
+		identifierType: parameter(names.identifierType),
+		accountType: parameter(names.accountType),
+		channel: parameter('channel'),
+	};
 	return rowIdentity(resource, row, typeof businessReference === 'string' ? businessReference : '');
 }
 
