@@ -97,9 +97,8 @@ export const referenceItems = (references: string[]): INodeExecutionData[] =>
 export function moneyGetWorkflow(engine: Engine, concurrency = 1, simplify = false): Workflow {
 	const options: INodeParameters = {};
 	if (concurrency > 1) options.concurrency = concurrency;
-	if (simplify) options.simplify = true;
 	return buildWorkflow(engine, {
-		nodes: [node('Money', MONEY_NODE, 1, { resource: 'charge', operation: 'get', reference: '={{ $json.reference }}', options })],
+		nodes: [node('Money', MONEY_NODE, 1, { resource: 'charge', operation: 'get', reference: '={{ $json.reference }}', simplify, options })],
 	});
 }
 

@@ -46,6 +46,7 @@ async function main(): Promise<void> {
 						returnAll,
 						limit: 50,
 						filters: { startDate: job.startDate, endDate: job.endDate },
+						simplify: false,
 						options: {},
 					},
 				}),

@@ -2,6 +2,7 @@ import type { INodeExecutionData, Workflow } from 'n8n-workflow';
 
 import { minimumPacedDurationMs } from '../../nodes/Money/helpers/create/run/pacing';
 import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, moneyNode } from '../../test/harness/engine';
+import { accepted } from '../../test/harness/outcome';
 import { collectGarbage } from '../env';
 import { httpRequestNodeWorkflow, moneyGetWorkflow, referenceItems, runChecked } from '../engine';
 import { SandboxProcess } from '../processes';
@@ -40,10 +41,10 @@ export async function pacingFigures(options: { payouts: number; runs: number }):
 			operation: 'create',
 			amount: 1000,
 			currency: 'XOF',
-			identifierType: 'gm_account',
-			identifier: 'GM-1002',
+			beneficiaryIdentifierType: 'gm_account',
+			beneficiaryIdentifier: 'GM-1002',
 			channel: 'psp-a-tg',
-			accountType: '',
+			beneficiaryAccountType: '',
 			options: {},
 		};
 		const workflow = buildWorkflow(engine, { nodes: [moneyNode({ parameters })] });
@@ -58,7 +59,7 @@ export async function pacingFigures(options: { payouts: number; runs: number }):
 			const before = await control.counters();
 			const elapsed = await wallMs(async () => {
 				const result = await runChecked(engine, workflow, 'Money', { items });
-				const failed = result.output('Money').filter((item) => item.json.success !== true);
+				const failed = result.output('Money').filter((item) => !accepted(item.json));
 				if (failed.length > 0) throw new Error(`pacing: ${failed.length} payouts failed, first ${JSON.stringify(failed[0].json).slice(0, 300)}`);
 			});
 			const after = await control.counters();

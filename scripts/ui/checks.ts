@@ -114,7 +114,7 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 	});
 
 	checks.push({
-		name: 'the Money node shows the Payout → Create panel with its fields and the sandbox credential',
+		name: 'the Money node shows the Payout → Create panel with its fields and the sandbox credential, and no Business Reference notice once the reference is mapped',
 		shot: 'payout-create-panel',
 		docImage: { name: 'payout-create', capture: (file) => page.getByTestId('ndv').first().screenshot({ path: file }).then(() => undefined) },
 		async fn() {
@@ -129,6 +129,11 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 			}
 			const credential = await ndv.locator('[data-test-id="node-credentials-select"] input').first().inputValue();
 			if (credential !== ctx.credential.name) throw new Error(`credential "${credential}"; expected "${ctx.credential.name}"`);
+			// The reference is mapped ({{ $json.order_id }}) and nothing has run: the editor cannot resolve it yet.
+			const panel = await ndv.innerText();
+			for (const advice of ['Without a Business Reference', 'Map your own']) {
+				if (panel.includes(advice)) throw new Error(`the panel says "${advice} …" although the Business Reference is mapped`);
+			}
 		},
 	});
 
@@ -209,55 +214,66 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 		},
 	});
 
-	checks.push({
-		name: 'a refused parameter shows in the error as the field the panel names ("In or underneath Parameter"), never "Could not find parameter"',
-		shot: 'field-error',
+	/** A payout refused before any request, run in the editor: the error names the field as the panel does, and nothing reaches the sandbox. */
+	const fieldErrorCheck = (refused: { node: string; shot: string; parameters: rt.Json; message: string; field: string; notField?: string }): UiCheck => ({
+		name: `a refused parameter shows in the error as the field the panel names ("In or underneath Parameter": ${refused.field}), never "Could not find parameter"${refused.notField ? ` nor ${refused.notField}` : ''}`,
+		shot: refused.shot,
 		async fn() {
 			const api = await ownerApi();
-			const message = { name: 'Message too long', field: 'Additional Fields > Message' };
 			const created = await api.createWorkflow({
-				name: 'UI: a refused parameter',
+				name: `UI: ${refused.node}`,
 				nodes: [
 					{ id: 'f1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
 					{
 						id: 'f2',
-						name: message.name,
+						name: refused.node,
 						type: 'n8n-nodes-money.money',
 						typeVersion: 1,
 						position: [240, 0],
-						parameters: {
-							resource: 'payout',
-							operation: 'create',
-							amount: 1000,
-							identifierType: 'gm_account',
-							identifier: 'GM-1001',
-							businessReference: 'ui-field-error-1',
-							additionalFields: { message: '={{ "x".repeat(300) }}' },
-						},
+						parameters: { resource: 'payout', operation: 'create', amount: 1000, beneficiaryIdentifierType: 'gm_account', beneficiaryIdentifier: 'GM-1001', ...refused.parameters },
 						credentials: { moneyApi: { id: ctx.credential.id, name: ctx.credential.name } },
 					},
 				],
-				connections: { Start: { main: [[{ node: message.name, type: 'main', index: 0 }]] } },
+				connections: { Start: { main: [[{ node: refused.node, type: 'main', index: 0 }]] } },
 				settings: { executionOrder: 'v1' },
 			});
 			const before = (await ctx.sandbox.control.ledger()).payouts.length;
 			await openWorkflow({ file: 'ui', workflow: created });
 			await page.getByTestId('execute-workflow-button').first().click();
-			await page.getByText(`Problem in node ‘${message.name}‘`).first().waitFor({ timeout: LOAD_TIMEOUT_MS });
-			await openNode(message.name);
+			await page.getByText(`Problem in node ‘${refused.node}‘`).first().waitFor({ timeout: LOAD_TIMEOUT_MS });
+			await openNode(refused.node);
 			const output = page.getByTestId('output-panel').first();
-			await output.getByText('Message (message) must be at most 255 characters', { exact: false }).first().waitFor();
+			await output.getByText(refused.message, { exact: false }).first().waitFor();
 			const details = output.locator('.node-error-view__details-summary').first();
 			if (await details.isVisible()) await details.click();
 			const row = output.locator('.node-error-view__details-row').filter({ hasText: 'In or underneath Parameter' }).first();
 			await row.waitFor();
 			const shown = (await row.innerText()).replace(/\s+/g, ' ').trim();
-			if (!shown.endsWith(message.field)) throw new Error(`the error's parameter row reads "${shown}"; expected it to name ${message.field}`);
+			if (!shown.endsWith(refused.field)) throw new Error(`the error's parameter row reads "${shown}"; expected it to name ${refused.field}`);
+			if (refused.notField && shown.includes(refused.notField)) throw new Error(`the error's parameter row reads "${shown}": the field of the other party`);
 			if ((await output.innerText()).includes('Could not find parameter')) throw new Error('the error view says "Could not find parameter"');
 			const after = (await ctx.sandbox.control.ledger()).payouts.length;
 			if (after !== before) throw new Error(`the refused payout reached the sandbox (${before} payouts before, ${after} after)`);
 		},
 	});
+	checks.push(
+		fieldErrorCheck({
+			node: 'Message too long',
+			shot: 'field-error',
+			parameters: { businessReference: 'ui-field-error-1', additionalFields: { message: '={{ "x".repeat(300) }}' } },
+			message: 'Message (message) must be at most 255 characters',
+			field: 'Additional Fields > Message',
+		}),
+		// Both parties' fields are the node's parameters: the editor names the field by the first parameter of its name.
+		fieldErrorCheck({
+			node: 'Account type missing',
+			shot: 'field-error-party',
+			parameters: { beneficiaryIdentifierType: 'phone', beneficiaryIdentifier: '+22890000001', channel: 'platform', businessReference: 'ui-field-error-2' },
+			message: 'Beneficiary Account Type (beneficiary_account_type) is required',
+			field: 'Beneficiary Account Type',
+			notField: 'Payer',
+		}),
+	);
 
 	checks.push({
 		name: 'a new Payout → Create given only an amount and a beneficiary of the default identifier type runs',
@@ -276,7 +292,7 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 						typeVersion: 1,
 						position: [240, 0],
 						// What the editor saves of a node added and given an amount and a beneficiary: the parameters set, the rest at their defaults.
-						parameters: { resource: 'payout', operation: 'create', amount: '1000', identifier: 'GM-1002' },
+						parameters: { resource: 'payout', operation: 'create', amount: '1000', beneficiaryIdentifier: 'GM-1002' },
 						credentials: { moneyApi: { id: ctx.credential.id, name: ctx.credential.name } },
 					},
 				],

@@ -1,7 +1,9 @@
 import type { IBinaryData, IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 
+import { PARTY_PARAMETERS } from '../../nodes/Money/helpers/validation';
 import type { Sandbox } from '../../sandbox';
 import { type Engine, type RunResult, runMoneyNode } from '../harness/engine';
+import { accepted } from '../harness/outcome';
 import { SecretCapture } from './support/capture';
 import { fixedSecrets, loadChaosEngine, type Resource, RESOURCES, startChaosSandbox } from './support/money';
 import { ChaosReport } from './support/report';
@@ -76,6 +78,7 @@ function badCases(resource: Resource): BadCase[] {
 	const party = partyField(resource);
 	const accountType = accountTypeField(resource);
 	const label = resource === 'charge' ? 'Payer' : 'Beneficiary';
+	const parameter = PARTY_PARAMETERS[resource];
 	const longMessage = 'x'.repeat(256);
 	return [
 		...valueCases('amount', ['amount', 'Amount'], [
@@ -84,23 +87,23 @@ function badCases(resource: Resource): BadCase[] {
 		]),
 		...valueCases('currency', ['currency', 'Currency'], ['EUR', 'xof', 'XOF ', '', 'XO', 5, null, ['XOF'], { code: 'XOF' }, true]),
 		// The account type is set so that n8n's own required-parameter check (see the control test) stays out of the way.
-		...valueCases('identifierType',
+		...valueCases(parameter.identifierType,
 			[`${party}.type`, `${label} Identifier Type`],
 			['email', 'GM_ACCOUNT', 'Phone', '', 7, null, ['phone'], {}, 'bank_account'],
-			{ accountType: 'Client' },
+			{ [parameter.accountType]: 'Client' },
 		),
-		...valueCases('identifier', [`${party}.identifier`, `${label} Identifier`], ['', '   ', null, {}, [], true, ['GM-1001']]),
-		...valueCases('identifier',
+		...valueCases(parameter.identifier, [`${party}.identifier`, `${label} Identifier`], ['', '   ', null, {}, [], true, ['GM-1001']]),
+		...valueCases(parameter.identifier,
 			[`${party}.identifier`, `${label} Identifier`],
 			['abc', '+1234', '+1234567890123456', '+228 9000 0001', '22890000001; DROP TABLE', '１２３４５６７８９０', '+22890000001\n+22890000002', '++22890000001'],
-			{ identifierType: 'phone', accountType: 'Client' },
+			{ [parameter.identifierType]: 'phone', [parameter.accountType]: 'Client' },
 		),
 		...valueCases('channel', ['channel', 'Channel'], ['PLATFORM', 'psp-c-tg', 'psp-a-tg ', '', 3, null, ['platform'], {}]),
-		...valueCases('accountType', [accountType, `${label} Account Type`], ['client', 'Admin', 'CLIENT', 5, {}, ['Client'], true]),
+		...valueCases(parameter.accountType, [accountType, `${label} Account Type`], ['client', 'Admin', 'CLIENT', 5, {}, ['Client'], true]),
 		// Required conditional field: phone on the platform channel needs the account type.
-		...valueCases('accountType', [accountType, `${label} Account Type`], ['', null, '  '], {
-			identifierType: 'phone',
-			identifier: '+22890000001',
+		...valueCases(parameter.accountType, [accountType, `${label} Account Type`], ['', null, '  '], {
+			[parameter.identifierType]: 'phone',
+			[parameter.identifier]: '+22890000001',
 			channel: 'platform',
 		}),
 		...additionalCases('accountNumber', ['account_number', 'Account Number'], [{}, [], true, { number: 'WAL-XOF-100001' }]),
@@ -164,10 +167,10 @@ function baseParameters(resource: Resource): IDataObject {
 		operation: 'create',
 		amount: 5000,
 		currency: 'XOF',
-		identifierType: 'gm_account',
-		identifier: resource === 'charge' ? 'GM-1001' : 'GM-1002',
+		[PARTY_PARAMETERS[resource].identifierType]: 'gm_account',
+		[PARTY_PARAMETERS[resource].identifier]: resource === 'charge' ? 'GM-1001' : 'GM-1002',
 		channel: 'psp-a-tg',
-		accountType: '',
+		[PARTY_PARAMETERS[resource].accountType]: '',
 		businessReference: '',
 		options: { maxRetries: 0, retryBaseDelayMs: 1 },
 	};
@@ -223,7 +226,7 @@ describe('chaos: nothing moves on bad input', () => {
 				const output = await runCase(resource, badCase);
 				byField[badCase.field] = (byField[badCase.field] ?? 0) + 1;
 				const text = `${String(output.error ?? '')} ${String(output.description ?? '')}`;
-				if (output.success === true || typeof output.error !== 'string') {
+				if (accepted(output) || typeof output.error !== 'string') {
 					problems.push(`${badCase.label}: accepted (${JSON.stringify(output).slice(0, 160)})`);
 				} else if (!badCase.names.some((name) => text.toLowerCase().includes(name.toLowerCase()))) {
 					problems.push(`${badCase.label}: error does not name ${badCase.names.join(' or ')}: ${text.slice(0, 200)}`);
@@ -260,7 +263,7 @@ describe('chaos: nothing moves on bad input', () => {
 				parameters: { businessReference: '={{ $json.orderId }}' },
 				json: value === undefined ? {} : { orderId: value as IDataObject[string] },
 			});
-			if (output.success === true) problems.push(`${JSON.stringify(value) ?? 'undefined'}: created ${String(output.reference)} with key ${String(output.idempotency_key)}`);
+			if (accepted(output)) problems.push(`${JSON.stringify(value) ?? 'undefined'}: created ${String(output.reference)} with key ${String(output.idempotency_key)}`);
 			else if (!/business reference/i.test(String(output.error))) problems.push(`${JSON.stringify(value) ?? 'undefined'}: ${String(output.error)}`);
 		}
 		const counters = await sb.control.counters();
@@ -289,7 +292,7 @@ describe('chaos: nothing moves on bad input', () => {
 			const parameters = {
 				...baseParameters('payout'),
 				amount: '={{ $json.amount || 5000 }}',
-				identifier: "={{ $json.identifier || 'GM-1002' }}",
+				beneficiaryIdentifier: "={{ $json.identifier || 'GM-1002' }}",
 				businessReference: run.businessReference,
 				additionalFields: run.message ? { message: run.message } : {},
 			} as INodeParameters;
@@ -298,7 +301,7 @@ describe('chaos: nothing moves on bad input', () => {
 			const outputs = result.output('Money').map((item) => item.json);
 			if (outputs.length !== run.items.length) problems.push(`${run.label}: ${outputs.length} outputs for ${run.items.length} rows`);
 			for (const output of outputs) {
-				if (output.success === true) problems.push(`${run.label}: a row was sent (${String(output.reference)})`);
+				if (accepted(output)) problems.push(`${run.label}: a row was sent (${String(output.reference)})`);
 				else if (!/Business Reference/.test(String(output.error)) || !/items? \d/.test(String(output.error))) problems.push(`${run.label}: ${String(output.error)}`);
 			}
 		}
@@ -310,34 +313,39 @@ describe('chaos: nothing moves on bad input', () => {
 
 	it('control: valid values, literal or mapped by expression, are accepted (the refusals above are not blanket)', async () => {
 		await sb.control.resetCounters();
-		const valid: Array<{ label: string; parameters: IDataObject; json?: IDataObject }> = [
-			{ label: 'literal gm_account on psp-a-tg, no account type', parameters: {} },
-			{ label: 'literal phone on platform with account type', parameters: { identifierType: 'phone', identifier: '+22890000001', channel: 'platform', accountType: 'Client' } },
-			{ label: 'amount as a numeric string', parameters: { amount: '={{ $json.amount }}' }, json: { amount: '7000' } },
-			{
-				label: 'identifier type and channel mapped, account type mapped',
-				parameters: { identifierType: '={{ $json.type }}', identifier: '+22890000001', channel: '={{ $json.channel }}', accountType: '={{ $json.accountType }}' },
-				json: { type: 'phone', channel: 'platform', accountType: 'Client' },
-			},
-			{
-				label: 'identifier type mapped to gm_account on psp-a-tg, no account type (none needed)',
-				parameters: { identifierType: '={{ $json.type }}' },
-				json: { type: 'gm_account' },
-			},
-			{
-				label: 'channel mapped to psp-b-tg for a phone, no account type (none needed)',
-				parameters: { identifierType: 'phone', identifier: '+22890000001', channel: '={{ $json.channel }}' },
-				json: { channel: 'psp-b-tg' },
-			},
-		];
+		const valid = (resource: Resource): Array<{ label: string; parameters: IDataObject; json?: IDataObject }> => {
+			const { identifierType, identifier, accountType } = PARTY_PARAMETERS[resource];
+			return [
+				{ label: 'literal gm_account on psp-a-tg, no account type', parameters: {} },
+				{ label: 'literal phone on platform with account type', parameters: { [identifierType]: 'phone', [identifier]: '+22890000001', channel: 'platform', [accountType]: 'Client' } },
+				{ label: 'amount as a numeric string', parameters: { amount: '={{ $json.amount }}' }, json: { amount: '7000' } },
+				{
+					label: 'identifier type and channel mapped, account type mapped',
+					parameters: { [identifierType]: '={{ $json.type }}', [identifier]: '+22890000001', channel: '={{ $json.channel }}', [accountType]: '={{ $json.accountType }}' },
+					json: { type: 'phone', channel: 'platform', accountType: 'Client' },
+				},
+				{
+					label: 'identifier type mapped to gm_account on psp-a-tg, no account type (none needed)',
+					parameters: { [identifierType]: '={{ $json.type }}' },
+					json: { type: 'gm_account' },
+				},
+				{
+					label: 'channel mapped to psp-b-tg for a phone, no account type (none needed)',
+					parameters: { [identifierType]: 'phone', [identifier]: '+22890000001', channel: '={{ $json.channel }}' },
+					json: { channel: 'psp-b-tg' },
+				},
+			];
+		};
 		const problems: string[] = [];
+		let sent = 0;
 		for (const resource of RESOURCES) {
-			for (const entry of valid) {
+			for (const entry of valid(resource)) {
+				sent++;
 				const output = await runCase(resource, { field: 'none', names: [], label: entry.label, parameters: entry.parameters, json: entry.json });
-				if (output.success !== true) problems.push(`${resource}, ${entry.label}: ${String(output.error)}`);
+				if (!accepted(output)) problems.push(`${resource}, ${entry.label}: ${String(output.error)}`);
 			}
 		}
-		report.add('control (valid input)', { sent: 2 * valid.length, accepted: 2 * valid.length - problems.length });
+		report.add('control (valid input)', { sent, accepted: sent - problems.length });
 		expect(problems).toEqual([]);
 	});
 

@@ -16,6 +16,7 @@ import {
 	runMoneyNode,
 	runWorkflow,
 } from '../harness/engine';
+import { accepted } from '../harness/outcome';
 import {
 	CHAOS_COUNT,
 	checkAgainstLedger,
@@ -101,7 +102,7 @@ async function verifyExactlyOnce(sb: Sandbox, outcome: Outcome): Promise<Figures
 		const keys = entries.map((entry) => String(entry.idempotency_key));
 		expect(keys.every((key) => counters.createsByIdempotencyKey[key] === 1)).toBe(true);
 		figures[`${resource}.sent`] = orders.length;
-		figures[`${resource}.accepted`] = outputs.filter((output) => output?.success === true).length;
+		figures[`${resource}.accepted`] = outputs.filter(accepted).length;
 		figures[`${resource}.created`] = check.created;
 		figures[`${resource}.duplicates`] = check.duplicateKeys + check.duplicateReferences + (check.created - check.distinctKeys);
 		figures[`${resource}.requests`] = counters.requests[CREATE_SLUG[resource]] ?? 0;
@@ -232,7 +233,7 @@ describe('chaos: every payout and charge moves exactly once under faults', () =>
 				const afterFirst = await sb.control.ledger();
 				const figures: Figures = {};
 				for (const resource of RESOURCES) {
-					const succeeded = first[resource].outputs.filter((output) => output?.success === true).length;
+					const succeeded = first[resource].outputs.filter(accepted).length;
 					const committed = (resource === 'charge' ? afterFirst.charges : afterFirst.payouts).length;
 					figures[`run1.${resource}.accepted`] = succeeded;
 					figures[`run1.${resource}.failedItems`] = CHAOS_COUNT - succeeded;
@@ -245,7 +246,7 @@ describe('chaos: every payout and charge moves exactly once under faults', () =>
 				for (const resource of RESOURCES) {
 					second[resource].outputs.forEach((output, index) => {
 						const earlier = first[resource].outputs[index];
-						if (earlier?.success === true) expect(output?.reference).toBe(earlier.reference);
+						if (accepted(earlier)) expect(output?.reference).toBe(earlier?.reference);
 					});
 				}
 				const createsAfterSecond = { ...(await sb.control.counters()).createsByIdempotencyKey };

@@ -90,7 +90,8 @@ export function build(ctx: E2eContext): CasePart {
 				const [item] = r.output('Create Charge');
 				const ref = referenceOf(item);
 				assert.ok(ref, `no reference in ${JSON.stringify(item).slice(0, 300)}`);
-				assert.equal(item.success, true, JSON.stringify(item).slice(0, 500));
+				assert.equal(item.outcome, 'created', JSON.stringify(item).slice(0, 500));
+				assert.equal(item.status, 'PENDING', JSON.stringify(item).slice(0, 500));
 				assert.match(item.idempotency_key, /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
 				const ledger = await ctx.sandbox.control.ledger();
 				assert.ok(ledger.charges.some((c) => c.reference === ref), 'charge not in the sandbox ledger');
@@ -115,6 +116,9 @@ export function build(ctx: E2eContext): CasePart {
 				const created = referenceOf(r.output('Create Charge')[0]);
 				const [got] = r.output('Get Charge');
 				assert.equal(referenceOf(got), created);
+				// Simplify is on by default: the status label and the amount as plain values.
+				assert.equal(got.status, 'PENDING', JSON.stringify(got).slice(0, 300));
+				assert.equal(typeof got.amount, 'number', JSON.stringify(got).slice(0, 300));
 			},
 		},
 		{
@@ -145,7 +149,7 @@ export function build(ctx: E2eContext): CasePart {
 				const r = await ctx.run(ids.Account);
 				const [acct] = r.output('Account');
 				assert.ok(acct && Object.keys(acct).length > 0, 'empty account output');
-				assert.equal(acct.account && acct.account.number, info.merchantAccountNumber, JSON.stringify(acct).slice(0, 300));
+				assert.equal(acct.account_number, info.merchantAccountNumber, JSON.stringify(acct).slice(0, 300));
 			},
 		},
 		{
@@ -221,7 +225,7 @@ export function build(ctx: E2eContext): CasePart {
 				const first = await ctx.run(ids.ExamplePayouts);
 				const paid = first.output('Send payout');
 				assert.equal(paid.length, 60, JSON.stringify(paid).slice(0, 300));
-				assert.ok(paid.every((item) => item.success === true && referenceOf(item)));
+				assert.ok(paid.every((item) => item.outcome === 'created' && referenceOf(item)));
 				const again = await ctx.run(ids.ExamplePayouts);
 				assert.deepEqual(again.output('Send payout').map(referenceOf), paid.map(referenceOf));
 				const ledger = await ctx.sandbox.control.ledger();

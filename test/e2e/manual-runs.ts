@@ -94,8 +94,17 @@ export function build(ctx: E2eContext): CasePart {
 				await tools.withRoomyClient(async () => {
 					const items = (await ctx.run(ids.OptOut)).output(PAY);
 					assert.deepEqual(
-						items.map((item) => ({ amount: item.amount, currency: item.currency, party: item.beneficiary_identifier, channel: item.channel, ref: item.business_reference, outcome: item.outcome })),
-						optedOut.amounts.map((value) => ({ amount: value, currency: 'XOF', party: { identifier: BENEFICIARY, type: 'gm_account' }, channel: 'psp-a-tg', ref: null, outcome: 'created' })),
+						items.map((item) => ({
+							outcome: item.outcome,
+							status: item.status,
+							party: item.beneficiary_identifier,
+							type: item.beneficiary_identifier_type,
+							amount: item.amount,
+							currency: item.currency,
+							channel: item.channel,
+							ref: item.business_reference,
+						})),
+						optedOut.amounts.map((value) => ({ outcome: 'created', status: 'PENDING', party: BENEFICIARY, type: 'gm_account', amount: value, currency: 'XOF', channel: 'psp-a-tg', ref: null })),
 					);
 					assert.equal((await tools.ledgerRows('payout', optedOut.amounts)).length, 2);
 				});

@@ -7,6 +7,7 @@ import { strict as assert } from 'node:assert';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import { moneyCredentialFor } from '../../sandbox/control/credential';
+import { accepted } from '../harness/outcome';
 import { BENEFICIARY, type Check, type E2eContext, type KeyedWorkflows } from './case-setup';
 import { CREDENTIAL_TYPE, money, node, webhookIdFor, type CredentialRef } from './workflows';
 
@@ -55,7 +56,7 @@ export function build(ctx: E2eContext, { ids, wf }: KeyedWorkflows) {
 		return { result, after, payouts: requests('post_money_v1_payout'), accountReads: requests('get_money_v1_account'), rejected: after.rejected - before.rejected };
 	}
 
-	const succeeded = (items: any[]) => items.filter((item) => item.success === true && typeof item.reference === 'string');
+	const succeeded = (items: any[]) => items.filter((item) => accepted(item) && typeof item.reference === 'string');
 
 	const checks: Check[] = [
 		{
@@ -65,7 +66,7 @@ export function build(ctx: E2eContext, { ids, wf }: KeyedWorkflows) {
 				const { result, payouts, rejected } = await countersDelta(() => ctx.run(ids.PayRun30));
 				const items = result.output(MONEY);
 				assert.equal(items.length, 30);
-				assert.equal(succeeded(items).length, 30, JSON.stringify(items.find((item) => item.success !== true) || {}).slice(0, 400));
+				assert.equal(succeeded(items).length, 30, JSON.stringify(items.find((item) => !accepted(item)) || {}).slice(0, 400));
 				assert.ok(!items.some((item) => item.error_code === 'LIMIT_EXCEEDED'), 'an item failed with LIMIT_EXCEEDED');
 				assert.equal(payouts, 30, `${payouts} payout requests`);
 				assert.equal(rejected, 0, `${rejected} requests refused`);
@@ -92,7 +93,7 @@ export function build(ctx: E2eContext, { ids, wf }: KeyedWorkflows) {
 						assert.equal(execution.status, 'success');
 						items.push(...(ctx.output(execution, MONEY) as any[]));
 					}
-					assert.equal(succeeded(items).length, 24, JSON.stringify(items.find((item) => item.success !== true) || {}).slice(0, 400));
+					assert.equal(succeeded(items).length, 24, JSON.stringify(items.find((item) => !accepted(item)) || {}).slice(0, 400));
 					assert.ok(rejected > 0, 'the two runs never competed for the window');
 					assert.equal(payouts, 24 + rejected, 'a refused create was not resent exactly once per refusal');
 					for (const item of items) assert.equal(after.createsByIdempotencyKey[item.idempotency_key], 1);

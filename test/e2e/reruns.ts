@@ -137,7 +137,7 @@ export function build(ctx: E2eContext): CasePart {
 				assert.equal((await ledgerRows('charge', B)).length, 2);
 				const saved = await ctx.api.getWorkflow(ids.Saved);
 				const charge = saved.nodes.find((n: WorkflowNode) => n.name === 'Charge');
-				charge.parameters.identifier = `={{ $json.identifier === '${UNKNOWN_PAYER}' ? '${PAYER}' : $json.identifier }}`;
+				charge.parameters.payerIdentifier = `={{ $json.identifier === '${UNKNOWN_PAYER}' ? '${PAYER}' : $json.identifier }}`;
 				await ctx.api.call('PUT', `/workflows/${ids.Saved}`, { name: saved.name, nodes: saved.nodes, connections: saved.connections, settings: saved.settings });
 				const retried = await retry(failed.execution.id, true);
 				assert.equal(retried.execution.status, 'success');

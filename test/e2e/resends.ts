@@ -108,7 +108,7 @@ export function build(ctx: E2eContext): CasePart {
 				assert.equal((await ledgerByAmount(control, 'payout', N)).length, 3);
 				const saved = await ctx.api.getWorkflow(ids.Now);
 				const pay = saved.nodes.find((n: WorkflowNode) => n.name === PAY);
-				pay.parameters.identifier = `={{ $json.identifier === '${UNKNOWN_BENEFICIARY}' ? '${OTHER_BENEFICIARY}' : $json.identifier }}`;
+				pay.parameters.beneficiaryIdentifier = `={{ $json.identifier === '${UNKNOWN_BENEFICIARY}' ? '${OTHER_BENEFICIARY}' : $json.identifier }}`;
 				await ctx.api.call('PUT', `/workflows/${ids.Now}`, { name: saved.name, nodes: saved.nodes, connections: saved.connections, settings: saved.settings });
 				const retried = await retryExecution(ctx, failed.execution.id, true);
 				assert.equal(retried.execution.status, 'success', JSON.stringify(retried.execution.data && retried.execution.data.resultData.error));

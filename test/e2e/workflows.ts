@@ -144,7 +144,7 @@ export const node = {
 // Money node parameters (as in nodes/Money/actions/**)
 // ---------------------------------------------------------------------------------------------
 
-/** What money.create() takes. */
+/** What money.create() takes: `identifier`, `identifierType` and `accountType` are the party's (payer or beneficiary). */
 export interface CreateFields {
 	amount: number | string;
 	currency?: string;
@@ -163,6 +163,9 @@ export interface CreateFields {
 	options?: Record<string, unknown>;
 }
 
+/** The parameter names of the party of a create (each party has its own). */
+const PARTY_PREFIX: Record<string, string> = { charge: 'payer', payout: 'beneficiary' };
+
 export const money = {
 	/** Create a charge or payout. */
 	create: (resource: string, c: CreateFields) => ({
@@ -170,10 +173,10 @@ export const money = {
 		operation: 'create',
 		amount: c.amount,
 		currency: c.currency || 'XOF',
-		identifierType: c.identifierType || 'gm_account',
-		identifier: c.identifier,
+		[`${PARTY_PREFIX[resource]}IdentifierType`]: c.identifierType || 'gm_account',
+		[`${PARTY_PREFIX[resource]}Identifier`]: c.identifier,
 		channel: c.channel || 'psp-a-tg',
-		...(c.accountType !== undefined ? { accountType: c.accountType } : {}),
+		...(c.accountType !== undefined ? { [`${PARTY_PREFIX[resource]}AccountType`]: c.accountType } : {}),
 		...(c.businessReference ? { businessReference: c.businessReference } : {}),
 		requireBusinessReference: c.requireBusinessReference ?? Boolean(c.businessReference),
 		additionalFields: c.additionalFields || {},

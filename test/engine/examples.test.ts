@@ -63,7 +63,12 @@ describe('example workflows run as shipped', () => {
 		const paid = first.output('Send payout');
 		expect(first.error()).toBeUndefined();
 		expect(paid).toHaveLength(60);
-		for (const item of paid) expect(item.json).toMatchObject({ success: true, reference: expect.any(String) });
+		for (const item of paid) expect(item.json).toMatchObject({ outcome: 'created', status: 'PENDING', reference: expect.any(String) });
+		// n8n's table shows top-level keys as columns: what happened, to whom, how much, the reference, first.
+		expect(new Set(paid.map((item) => Object.keys(item.json).join()))).toEqual(
+			new Set(['outcome,status,beneficiary_identifier,beneficiary_identifier_type,beneficiary_account_type,amount,currency,channel,business_reference,reference,resource,idempotency_key']),
+		);
+		expect(again.output('Send payout').map((item) => [item.json.outcome, item.json.status])).toEqual(paid.map(() => ['replayed', null]));
 		expect(new Set(paid.map((item) => item.json.reference)).size).toBe(60);
 		expect(again.output('Send payout').map((item) => item.json.reference)).toEqual(
 			paid.map((item) => item.json.reference),
@@ -97,7 +102,17 @@ describe('example workflows run as shipped', () => {
 		]);
 		expect(failed[0].error).toMatch(/^Amount \(amount\)/);
 		expect(failed[1].error).toMatch(/^Beneficiary Identifier \(beneficiary_identifier.identifier\)/);
-		expect(failed[1].details).toMatchObject({ outcome: 'failed', attempted: false, currency: 'XOF', channel: 'psp-a-tg' });
+		expect(failed[1].details).toMatchObject({
+			outcome: 'failed',
+			beneficiary_identifier: '12ab',
+			beneficiary_identifier_type: 'phone',
+			beneficiary_account_type: 'Driver',
+			amount: 1000,
+			currency: 'XOF',
+			channel: 'psp-a-tg',
+			business_reference: 'BAD-2',
+			attempted: false,
+		});
 	});
 
 	it("reconciles yesterday's orders against yesterday's charges and routes the problems to the notification", async () => {

@@ -1,6 +1,7 @@
 import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../../api/routes';
+import type { TransactionResource } from '../../api/values';
 import { DEFAULT_RETRY_POLICY, DEFAULT_TIMEOUT_MS } from '../../transport/retry';
 import { CreateRun, createRunSettings } from '../helpers/create/run/createRun';
 import type { CallSettings, OperationContext } from './node.type';
@@ -28,8 +29,9 @@ export function createOperationContext(context: IExecuteFunctions): OperationCon
 			})),
 		createRun: async () =>
 			await (createRun ??= operationContext.credential().then((pinned) => {
+				const resource = context.getNodeParameter('resource', 0) as TransactionResource;
 				const options = context.getNodeParameter('options', 0, {}) as IDataObject;
-				return new CreateRun(createRunSettings(options, pinned.data ?? {}), { ...operationContext.callSettings(0), credential: pinned });
+				return new CreateRun(createRunSettings(resource, options, pinned.data ?? {}), { ...operationContext.callSettings(0), credential: pinned });
 			})),
 		callSettings(itemIndex: number): CallSettings {
 			const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -39,7 +41,6 @@ export function createOperationContext(context: IExecuteFunctions): OperationCon
 					baseDelayMs: numberOption(options, 'retryBaseDelayMs', DEFAULT_RETRY_POLICY.baseDelayMs),
 				},
 				timeoutMs: numberOption(options, 'requestTimeoutMs', DEFAULT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS,
-				simplify: options.simplify === true,
 			};
 		},
 	};

@@ -22,7 +22,6 @@ export type MoneyType = AllEntities<MoneyMap>;
 export interface CallSettings {
 	retry: RetryPolicy;
 	timeoutMs: number;
-	simplify: boolean;
 	/** The credential every call sends with (creates: OperationContext.credential); absent, n8n reads it per call. */
 	credential?: ICredentialsDecrypted;
 }

@@ -9,6 +9,7 @@ import {
 	type TransactionResource,
 } from '../../api/values';
 import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/run/createRun';
+import { PARTY_PARAMETERS } from '../helpers/validation';
 import { byDisplayName, optionsCollection, retryOptions } from './options';
 
 /**
@@ -17,6 +18,8 @@ import { byDisplayName, optionsCollection, retryOptions } from './options';
  */
 
 export interface Party {
+	/** Whose party: the payer of a charge, the beneficiary of a payout (its parameter names: PARTY_PARAMETERS). */
+	resource: TransactionResource;
 	/** "Payer" or "Beneficiary" */
 	label: string;
 	/** "charged" or "paid" */
@@ -47,9 +50,9 @@ export const currencyField: INodeProperties = {
 	default: 'XOF',
 };
 
-export const identifierTypeField = ({ label }: Party): INodeProperties => ({
+export const identifierTypeField = ({ resource, label }: Party): INodeProperties => ({
 	displayName: `${label} Identifier Type`,
-	name: 'identifierType',
+	name: PARTY_PARAMETERS[resource].identifierType,
 	type: 'options',
 	required: true,
 	options: identifierTypeOptions(),
@@ -58,9 +61,9 @@ export const identifierTypeField = ({ label }: Party): INodeProperties => ({
 	description: `How the ${label.toLowerCase()} is identified`,
 });
 
-export const identifierField = ({ label, verb }: Party): INodeProperties => ({
+export const identifierField = ({ resource, label, verb }: Party): INodeProperties => ({
 	displayName: `${label} Identifier`,
-	name: 'identifier',
+	name: PARTY_PARAMETERS[resource].identifier,
 	type: 'string',
 	required: true,
 	default: '',
@@ -80,36 +83,33 @@ export const channelField = (platformDescription: string): INodeProperties => ({
 	default: 'platform',
 });
 
-export const accountTypeField = ({ label }: Party): INodeProperties => ({
+export const accountTypeField = ({ resource, label }: Party): INodeProperties => ({
 	displayName: `${label} Account Type`,
-	name: 'accountType',
+	name: PARTY_PARAMETERS[resource].accountType,
 	type: 'options',
 	options: [{ name: 'Not Set', value: '' }, ...accountTypeOptions()],
 	default: '',
 	description: `Account type of the ${label.toLowerCase()}. Required for a phone number on the Platform channel; recommended on the mobile-money channels, where it resolves the ${label.toLowerCase()}’s display name.`,
 });
 
-/**
- * Shown only while Business Reference is empty: hidden by a rule on its value (n8n shows a
- * parameter whose `show` rule looks at an expression, so a mapped reference would not hide it).
- */
-export const businessReferenceNotice = (resource: TransactionResource): INodeProperties => ({
-	displayName: `Without a Business Reference, a Retry of a failed execution and Retry On Fail send this create again with the same idempotency key, so nothing is paid twice; a new execution of the workflow (running it again) is not recognised. Map your own ${resource === 'charge' ? 'order or invoice' : 'payout'} ID to make every re-run safe.`,
-	name: 'businessReferenceNotice',
-	type: 'notice',
-	default: '',
-	displayOptions: { hide: { businessReference: [{ _cnd: { regex: '\\S' } }] } },
-});
+const RERUNS_DOC = 'https://github.com/n8n-nodes-money/n8n-nodes-money/blob/main/docs/idempotency.md#every-way-a-create-runs-again';
 
-export const businessReferenceField: INodeProperties = {
+/**
+ * What a reference is for, as the field's hint: n8n's editor shows a hint only while the value is
+ * not an expression, so it leaves the panel once a reference is mapped. A notice cannot: the editor
+ * resolves a mapped value before it reads displayOptions, and one it cannot resolve yet (no input
+ * data) reads as empty.
+ */
+export const businessReferenceField = (resource: TransactionResource): INodeProperties => ({
 	displayName: 'Business Reference',
 	name: 'businessReference',
 	type: 'string',
 	default: '',
-	placeholder: 'e.g. order-10045',
+	placeholder: resource === 'charge' ? 'e.g. order-10045' : 'e.g. payout-10045',
+	hint: `Map your own ${resource === 'charge' ? 'order or invoice ID' : 'payout ID, one per row'}: with it, running the workflow again never ${resource === 'charge' ? 'charges' : 'pays'} twice; without it, only a Retry of this execution is recognised. <a href="${RERUNS_DOC}">Every way a create runs again</a>`,
 	description:
 		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this execution’s run of the node and the item: a Retry of the execution reuses it, a new execution does not.',
-};
+});
 
 /** A create in a production execution needs a Business Reference unless this is turned off (docs/decisions.md#d8). */
 export const requireBusinessReferenceField = (resource: TransactionResource): INodeProperties => ({
@@ -212,52 +212,51 @@ export const toolModeFields = (resource: TransactionResource, moveVerb: string):
 	},
 ];
 
-/** The Options that pace and cap a create run (helpers/create/run/createRun.ts). */
-function createRunOptions(resource: TransactionResource): INodeProperties[] {
-	const noun = resource === 'payout' ? 'payouts' : 'charges';
-	const options: INodeProperties[] = [
-		{
-			displayName: 'Maximum Total Wait (Minutes)',
-			name: 'maxTotalWaitMinutes',
-			type: 'number',
-			typeOptions: { minValue: 0, numberPrecision: 2 },
-			default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
-			description: `With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining ${noun} fail without being sent.`,
-		},
-		{
-			displayName: 'On Velocity Limit',
-			name: 'onVelocityLimit',
-			type: 'options',
-			options: [
-				{
-					name: 'Wait',
-					value: 'wait',
-					description: `Pace the ${noun} to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key`,
-				},
-				{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
-			],
-			default: 'wait',
-			description: `What to do when the next ${resource} would exceed the API's velocity limit (payouts: 20 per rolling 5 minutes unless the credential says otherwise)`,
-		},
-	];
-	if (resource === 'payout') {
-		options.unshift({
-			displayName: 'Check Balance First',
-			name: 'checkBalanceFirst',
-			type: 'boolean',
-			default: false,
-			description:
-				'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
-		});
-	}
-	return options;
-}
+/**
+ * The Options that pace and check a payout run (helpers/create/run/createRun.ts): the API's velocity
+ * limit applies to payouts, so a charge offers none of them.
+ */
+const payoutRunOptions: INodeProperties[] = [
+	{
+		displayName: 'Check Balance First',
+		name: 'checkBalanceFirst',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to read the wallet balance before any payout and refuse the whole run, sending nothing, when its payouts in the wallet currency add up to more than is available',
+	},
+	{
+		displayName: 'Maximum Total Wait (Minutes)',
+		name: 'maxTotalWaitMinutes',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		default: DEFAULT_MAX_TOTAL_WAIT_MINUTES,
+		description:
+			'With On Velocity Limit = Wait: how long this node may wait in total for the velocity limit in one run. When the next wait would go past it, the remaining payouts fail without being sent.',
+	},
+	{
+		displayName: 'On Velocity Limit',
+		name: 'onVelocityLimit',
+		type: 'options',
+		options: [
+			{
+				name: 'Wait',
+				value: 'wait',
+				description:
+					'Pace the payouts to the limit of the credential (and to what the API reports), and wait out a refusal caused by another workflow, resending with the same idempotency key',
+			},
+			{ name: 'Fail the Item', value: 'fail', description: 'Send at once; a velocity refusal fails the item' },
+		],
+		default: 'wait',
+		description: "What to do when the next payout would exceed the API's velocity limit (20 per rolling 5 minutes unless the credential says otherwise)",
+	},
+];
 
-/** The Options of a create: pacing and caps (payouts), retries, waiting for the final status, the PIN override. */
+/** The Options of a create: pacing and checks (payouts), retries, waiting for the final status, the PIN override. */
 export const createOptions = (resource: TransactionResource): INodeProperties =>
 	optionsCollection(
 		byDisplayName([
-			...createRunOptions(resource),
+			...(resource === 'payout' ? payoutRunOptions : []),
 			...retryOptions.slice(0, 1),
 			{
 				displayName: 'Poll Interval (Ms)',

@@ -31,6 +31,16 @@ export const retryOptions: INodeProperties[] = [
 	},
 ];
 
+/** n8n's usual Simplify switch of Get and Get Many, on by default. */
+export const simplifyField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description: 'Whether to return a simplified version of the response instead of the raw data',
+};
+
+/** Reconcile's Simplify option: what its outputs carry of each API transaction. */
 export const simplifyOption: INodeProperties = {
 	displayName: 'Simplify',
 	name: 'simplify',
@@ -50,11 +60,7 @@ export const concurrencyOption: INodeProperties = {
 		'How many items are read at the same time. 1 reads them one after the other. The output keeps the input order.',
 };
 
-export const readOptions = (withConcurrency: boolean): INodeProperties[] => [
-	...(withConcurrency ? [concurrencyOption] : []),
-	...retryOptions,
-	simplifyOption,
-];
+export const readOptions = (withConcurrency: boolean): INodeProperties[] => [...(withConcurrency ? [concurrencyOption] : []), ...retryOptions];
 
 export function optionsCollection(options: INodeProperties[]): INodeProperties {
 	return { displayName: 'Options', name: 'options', type: 'collection', placeholder: 'Add option', default: {}, options };

@@ -43,6 +43,15 @@ export type CreateValidation = { ok: true; body: IDataObject } | { ok: false; pr
 const PHONE_NUMBER = /^\+?\d{8,15}$/;
 const PARTY_LABEL: Record<TransactionResource, string> = { charge: 'Payer', payout: 'Beneficiary' };
 
+/**
+ * The internal names of the party's parameters: each party has its own, since the editor finds an
+ * error's field by the node's first parameter of that name (FieldProblem.parameter).
+ */
+export const PARTY_PARAMETERS = {
+	charge: { identifierType: 'payerIdentifierType', identifier: 'payerIdentifier', accountType: 'payerAccountType' },
+	payout: { identifierType: 'beneficiaryIdentifierType', identifier: 'beneficiaryIdentifier', accountType: 'beneficiaryAccountType' },
+} as const satisfies Record<TransactionResource, Record<'identifierType' | 'identifier' | 'accountType', string>>;
+
 function isBlank(value: unknown): boolean {
 	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
@@ -71,6 +80,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 	const party = PARTY_LABEL[resource];
 	const partyField = PARTY_FIELD[resource];
 	const accountTypeField = ACCOUNT_TYPE_FIELD[resource];
+	const parameters = PARTY_PARAMETERS[resource];
 	const fail = (parameter: string, label: string, field: string, rule: string): CreateValidation => ({
 		ok: false,
 		problem: { parameter, label, field, rule },
@@ -91,19 +101,19 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 
 	const identifierType = input.identifierType;
 	if (resource === 'payout' && identifierType === 'bank_account') {
-		return fail('identifierType', `${party} Identifier Type`, `${partyField}.type`, 'bank_account is reserved for future use by the Money API');
+		return fail(parameters.identifierType, `${party} Identifier Type`, `${partyField}.type`, 'bank_account is reserved for future use by the Money API');
 	}
 	if (typeof identifierType !== 'string' || !(IDENTIFIER_TYPES as readonly string[]).includes(identifierType)) {
-		return fail('identifierType', `${party} Identifier Type`, `${partyField}.type`, `must be one of ${oneOf(IDENTIFIER_TYPES)}; ${describeGiven(identifierType)}`);
+		return fail(parameters.identifierType, `${party} Identifier Type`, `${partyField}.type`, `must be one of ${oneOf(IDENTIFIER_TYPES)}; ${describeGiven(identifierType)}`);
 	}
 	if (typeof input.identifier !== 'string' && typeof input.identifier !== 'number') {
-		return fail('identifier', `${party} Identifier`, `${partyField}.identifier`, 'is required');
+		return fail(parameters.identifier, `${party} Identifier`, `${partyField}.identifier`, 'is required');
 	}
 	const identifier = String(input.identifier).trim();
-	if (identifier === '') return fail('identifier', `${party} Identifier`, `${partyField}.identifier`, 'is required');
+	if (identifier === '') return fail(parameters.identifier, `${party} Identifier`, `${partyField}.identifier`, 'is required');
 	if (identifierType === 'phone' && !PHONE_NUMBER.test(identifier)) {
 		return fail(
-			'identifier',
+			parameters.identifier,
 			`${party} Identifier`,
 			`${partyField}.identifier`,
 			`must be a phone number in international format (8 to 15 digits, optional leading +) when the type is phone; ${describeGiven(identifier)}`,
@@ -123,12 +133,12 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 
 	if (!isBlank(input.accountType)) {
 		if (typeof input.accountType !== 'string' || !(ACCOUNT_TYPES as readonly string[]).includes(input.accountType)) {
-			return fail('accountType', `${party} Account Type`, accountTypeField, `must be one of ${oneOf(ACCOUNT_TYPES)}; ${describeGiven(input.accountType)}`);
+			return fail(parameters.accountType, `${party} Account Type`, accountTypeField, `must be one of ${oneOf(ACCOUNT_TYPES)}; ${describeGiven(input.accountType)}`);
 		}
 		body[accountTypeField] = input.accountType;
 	} else if (identifierType === 'phone' && input.channel === 'platform') {
 		return fail(
-			'accountType',
+			parameters.accountType,
 			`${party} Account Type`,
 			accountTypeField,
 			'is required when the identifier type is phone and the channel is platform',

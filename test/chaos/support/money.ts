@@ -1,5 +1,6 @@
 import type { IDataObject, INodeExecutionData, INodeParameters, INodeType } from 'n8n-workflow';
 
+import { PARTY_PARAMETERS } from '../../../nodes/Money/helpers/validation';
 import { startSandbox, type LedgerTransaction, type Sandbox } from '../../../sandbox';
 import {
 	CREDENTIAL_ID,
@@ -10,6 +11,7 @@ import {
 	MONEY_NODE,
 	type RunResult,
 } from '../../harness/engine';
+import { accepted } from '../../harness/outcome';
 import type { FixedSecrets } from './capture';
 
 export type Resource = 'charge' | 'payout';
@@ -111,10 +113,10 @@ export function createParameters(
 		operation: 'create',
 		amount: '={{ $json.amount }}',
 		currency: 'XOF',
-		identifierType: '={{ $json.identifierType }}',
-		identifier: '={{ $json.identifier }}',
+		[PARTY_PARAMETERS[resource].identifierType]: '={{ $json.identifierType }}',
+		[PARTY_PARAMETERS[resource].identifier]: '={{ $json.identifier }}',
 		channel: '={{ $json.channel }}',
-		accountType: '={{ $json.accountType }}',
+		[PARTY_PARAMETERS[resource].accountType]: '={{ $json.accountType }}',
 		businessReference,
 		requireBusinessReference: false,
 		additionalFields: { message: '={{ $json.message }}' },
@@ -190,7 +192,7 @@ export function checkAgainstLedger(
 	const seenReferences = new Map<string, number>();
 	outputs.forEach((output, index) => {
 		const order = orders[index];
-		if (!output || output.success !== true || typeof output.reference !== 'string') {
+		if (!output || !accepted(output) || typeof output.reference !== 'string') {
 			mismatches.push(`${order.orderId}: no success output (${JSON.stringify(output ?? null).slice(0, 200)})`);
 			return;
 		}

@@ -9,12 +9,12 @@ const { run, json, expectFailure } = env;
 describe('Money node against the sandbox', () => {
 	describe('account', () => {
 		it('gets the merchant account, raw and simplified', async () => {
-			const raw = json(await run({ resource: 'account', operation: 'get', options: FAST }));
+			const raw = json(await run({ resource: 'account', operation: 'get', simplify: false, options: FAST }));
 			expect(raw).toMatchObject({ id: expect.any(String), name: expect.any(String), status: 'active' });
 			expect((raw.account as IDataObject).number).toBe(env.sb.info.merchantAccountNumber);
 			expect(raw.success).toBeUndefined();
 
-			const simple = json(await run({ resource: 'account', operation: 'get', options: { ...FAST, simplify: true } }));
+			const simple = json(await run({ resource: 'account', operation: 'get', options: FAST }));
 			expect(simple).toMatchObject({ account_number: env.sb.info.merchantAccountNumber, currency: 'XOF', balance: expect.any(Number) });
 		});
 

@@ -22,7 +22,7 @@ function rows(...entries: IDataObject[]): INodeExecutionData[] {
 }
 
 const mapped = (overrides: Parameters = {}): Parameters =>
-	payout({ amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', ...overrides });
+	payout({ amount: '={{ $json.amount }}', beneficiaryIdentifier: '={{ $json.identifier }}', ...overrides });
 
 describe('Business References that are not references', () => {
 	it('refuses a run whose rows share a Business Reference with different payouts, naming the rows, sending nothing', async () => {
@@ -116,6 +116,8 @@ describe('Business References that are not references', () => {
 		});
 		expect(result.error()).toBeUndefined();
 		expect(result.output('Money').map((item) => item.json.outcome)).toEqual(['created', 'replayed', 'created']);
+		// An accepted create is PENDING; a replayed answer says nothing of the payout's status now.
+		expect(result.output('Money').map((item) => item.json.status)).toEqual(['PENDING', null, 'PENDING']);
 		const ledger = await env.sb.control.ledger();
 		expect(ledger.payouts.filter((entry) => entry.amount.value === -4601)).toHaveLength(1);
 	});
@@ -155,29 +157,32 @@ describe('Require Business Reference (on by default)', () => {
 	it('gives each create item the amount, currency, party, channel and Business Reference it was sent with', async () => {
 		const reference = `ord-6401-${Date.now()}`;
 		expect(item(await runIn('trigger', payout({ amount: 6401, businessReference: reference })))).toEqual({
-			success: true,
-			reference: expect.any(String),
-			resource: 'payout',
+			outcome: 'created',
+			status: 'PENDING',
+			beneficiary_identifier: 'GM-1002',
+			beneficiary_identifier_type: 'gm_account',
+			beneficiary_account_type: null,
 			amount: 6401,
 			currency: 'XOF',
-			beneficiary_identifier: { identifier: 'GM-1002', type: 'gm_account' },
 			channel: 'platform',
 			business_reference: reference,
+			reference: expect.any(String),
+			resource: 'payout',
 			idempotency_key: expect.any(String),
-			outcome: 'created',
 		});
 		const charged = item(await runIn('trigger', env.charge({ amount: 6402, requireBusinessReference: false })));
-		expect(charged).toMatchObject({ payer_identifier: { identifier: 'GM-1001', type: 'gm_account' }, business_reference: null, redirect_link: expect.any(String) });
+		expect(charged).toMatchObject({ payer_identifier: 'GM-1001', payer_identifier_type: 'gm_account', business_reference: null, redirect_link: expect.any(String) });
 	});
 
 	it('also on a create the API refused (Continue On Fail)', async () => {
-		const failed = item(await runIn('trigger', payout({ amount: 6501, identifier: 'GM-1099', businessReference: `ord-6501-${Date.now()}` }), CONTINUE));
+		const failed = item(await runIn('trigger', payout({ amount: 6501, beneficiaryIdentifier: 'GM-1099', businessReference: `ord-6501-${Date.now()}` }), CONTINUE));
 		expect(failed).toMatchObject({
 			outcome: 'failed',
 			error_code: 'BENEFICIARY_NOT_ELIGIBLE',
 			amount: 6501,
 			currency: 'XOF',
-			beneficiary_identifier: { identifier: 'GM-1099', type: 'gm_account' },
+			beneficiary_identifier: 'GM-1099',
+			beneficiary_identifier_type: 'gm_account',
 			channel: 'platform',
 		});
 	});

@@ -11,7 +11,8 @@ describe('Money node against the sandbox', () => {
 	describe('charge', () => {
 		it('creates a charge on platform with an idempotency key and a redirect link', async () => {
 			const item = json(await run(charge()));
-			expect(item).toMatchObject({ success: true, reference: expect.any(String), resource: 'charge' });
+			expect(item).toMatchObject({ outcome: 'created', status: 'PENDING', payer_identifier: 'GM-1001', payer_identifier_type: 'gm_account', reference: expect.any(String), resource: 'charge' });
+			expect(item).not.toHaveProperty('success');
 			expect(item.redirect_link).toEqual(expect.stringMatching(/^https?:\/\//));
 			expect(item.idempotency_key).toMatch(UUID);
 			const ledger = await env.sb.control.ledger();
@@ -24,10 +25,10 @@ describe('Money node against the sandbox', () => {
 			const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.alloc(64, 1)]);
 			const result = await run(
 				charge({
-					identifierType: 'phone',
-					identifier: '+22890000001',
+					payerIdentifierType: 'phone',
+					payerIdentifier: '+22890000001',
 					channel: 'psp-a-tg',
-					accountType: 'Client',
+					payerAccountType: 'Client',
 					additionalFields: {
 						accountNumber: env.sb.info.merchantAccountNumber,
 						message: 'Invoice 77',
@@ -51,12 +52,12 @@ describe('Money node against the sandbox', () => {
 
 		it('gets a charge, raw and simplified, following its status', async () => {
 			const reference = String(json(await run(charge())).reference);
-			const pending = json(await run({ resource: 'charge', operation: 'get', reference, options: FAST }));
+			const pending = json(await run({ resource: 'charge', operation: 'get', reference, simplify: false, options: FAST }));
 			expect(pending).toMatchObject({ reference, status: { label: 'PENDING' }, amount: { value: 5000, currency: 'XOF' } });
 
 			await env.sb.control.setStatus(reference, 'COMPLETED');
 			const simple = json(
-				await run({ resource: 'charge', operation: 'get', reference, options: { ...FAST, simplify: true } }),
+				await run({ resource: 'charge', operation: 'get', reference, options: FAST }),
 			);
 			expect(simple).toMatchObject({ reference, status: 'COMPLETED', amount: 5000, currency: 'XOF', counterpart_identifier: 'GM-1001' });
 		});
@@ -80,6 +81,7 @@ describe('Money node against the sandbox', () => {
 				returnAll: false,
 				limit: 7,
 				filters: { status: 'FAILED', channel: 'psp-b-tg', startDate: '2000-01-01T00:00:00', endDate: '2100-01-01T00:00:00Z' },
+				simplify: false,
 				options: FAST,
 			});
 			const items = result.output('Money');
@@ -101,7 +103,7 @@ describe('Money node against the sandbox', () => {
 				operation: 'getAll',
 				returnAll: true,
 				filters: { status: 'CANCELLED' },
-				options: { ...FAST, simplify: true },
+				options: FAST,
 			});
 			const items = result.output('Money');
 			expect(items).toHaveLength(expected);
@@ -113,8 +115,8 @@ describe('Money node against the sandbox', () => {
 
 		it.each([
 			['VALIDATION_ERROR', 400, { additionalFields: { paymentReferenceNumber: 'R'.repeat(150) } }],
-			['PAYER_NOT_FOUND', 404, { identifier: 'GM-0000' }],
-			['PAYER_NOT_ELIGIBLE', 400, { identifier: 'GM-1099' }],
+			['PAYER_NOT_FOUND', 404, { payerIdentifier: 'GM-0000' }],
+			['PAYER_NOT_ELIGIBLE', 400, { payerIdentifier: 'GM-1099' }],
 		])('maps %s from create charge', async (code, status, overrides) => {
 			const item = await expectFailure(charge(overrides), code, status);
 			if (code === 'VALIDATION_ERROR') {

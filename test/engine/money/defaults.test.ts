@@ -2,6 +2,7 @@ import type { INodeParameters } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { Money } from '../../../nodes/Money/Money.node';
+import { PARTY_PARAMETERS } from '../../../nodes/Money/helpers/validation';
 import { runMoneyNode } from '../../harness/engine';
 import { useMoneyNode } from './setup';
 
@@ -28,18 +29,19 @@ async function createRequests(): Promise<number> {
 }
 
 describe.each(['charge', 'payout'] as const)('a new %s create, its defaults untouched', (resource) => {
-	const defaultType = String(asAdded({ resource, operation: 'create' }).identifierType);
+	const names = PARTY_PARAMETERS[resource];
+	const defaultType = String(asAdded({ resource, operation: 'create' })[names.identifierType]);
 
 	it('runs given only an amount and a party of the default identifier type', async () => {
-		const parameters = asAdded({ resource, operation: 'create', amount: '5000', identifier: PARTY[resource][defaultType] });
+		const parameters = asAdded({ resource, operation: 'create', amount: '5000', [names.identifier]: PARTY[resource][defaultType] });
 		const result = env.remember(await runMoneyNode(env.engine, { parameters }));
 		expect(result.error()?.message).toBeUndefined();
-		expect(env.json(result)).toMatchObject({ success: true, amount: 5000 });
+		expect(env.json(result)).toMatchObject({ outcome: 'created', amount: 5000 });
 	});
 
 	it('without an amount, is refused by n8n before anything is sent, naming Amount', async () => {
 		const before = await createRequests();
-		const parameters = asAdded({ resource, operation: 'create', identifier: PARTY[resource][defaultType] });
+		const parameters = asAdded({ resource, operation: 'create', [names.identifier]: PARTY[resource][defaultType] });
 		await expect(runMoneyNode(env.engine, { parameters })).rejects.toThrow('Parameter "Amount" is required');
 		expect(await createRequests()).toBe(before);
 	});

@@ -29,7 +29,7 @@ describe('errors name the parameter so the editor finds it', () => {
 
 	it('a create field (top level, Additional Fields, fixed collection)', async () => {
 		await expectFieldError(env.payout({ amount: '={{ "abc" }}' }), 'amount', 'Amount');
-		await expectFieldError(env.charge({ identifierType: 'phone', identifier: '+22890000001' }), 'accountType', 'Payer Account Type');
+		await expectFieldError(env.charge({ payerIdentifierType: 'phone', payerIdentifier: '+22890000001' }), 'payerAccountType', 'Payer Account Type');
 		await expectFieldError(env.charge({ additionalFields: { message: 'x'.repeat(256) } }), 'additionalFields.message', 'Message');
 		await expectFieldError(env.charge({ additionalFields: { metadata: { entries: [{ key: '', value: 'x' }] } } }), 'additionalFields.metadata', 'Metadata');
 	});

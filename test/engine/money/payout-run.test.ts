@@ -17,6 +17,7 @@ import {
 	type RunResult,
 	runWorkflow,
 } from '../../harness/engine';
+import { accepted } from '../../harness/outcome';
 
 /**
  * Payout runs at scale (issue 15), inside real n8n-core executions against the sandbox with its
@@ -55,10 +56,10 @@ function payoutRun(options: IDataObject = {}): IDataObject {
 		operation: 'create',
 		amount: '={{ $json.amount }}',
 		currency: '={{ $json.currency }}',
-		identifierType: 'gm_account',
-		identifier: 'GM-1002',
+		beneficiaryIdentifierType: 'gm_account',
+		beneficiaryIdentifier: 'GM-1002',
 		channel: 'psp-a-tg',
-		accountType: '',
+		beneficiaryAccountType: '',
 		requireBusinessReference: false,
 		options: { ...FAST, ...options },
 	};
@@ -123,7 +124,7 @@ describe('velocity pacing (on by default)', () => {
 		const elapsed = Date.now() - started;
 
 		expect(output).toHaveLength(30);
-		expect(output.filter((item) => item.success === true && typeof item.reference === 'string')).toHaveLength(30);
+		expect(output.filter((item) => accepted(item) && typeof item.reference === 'string')).toHaveLength(30);
 		expect(output.filter((item) => item.error_code === 'LIMIT_EXCEEDED')).toHaveLength(0);
 		const counters = await sb.control.counters();
 		expect(counters.requests.post_money_v1_payout).toBe(30);
@@ -136,7 +137,7 @@ describe('velocity pacing (on by default)', () => {
 		const [first, second] = await Promise.all([run(payoutRun(), rows(12)), run(payoutRun(), rows(12))]);
 		const output = [...outputOf(first), ...outputOf(second)];
 
-		expect(output.filter((item) => item.success === true)).toHaveLength(24);
+		expect(output.filter(accepted)).toHaveLength(24);
 		const counters = await sb.control.counters();
 		// The two runs together exceed the limit: some creates were refused, waited out and resent...
 		expect(counters.rejected).toBeGreaterThan(0);
@@ -150,7 +151,7 @@ describe('velocity pacing (on by default)', () => {
 	it('fails the remaining items without a request once the next wait would pass Maximum Total Wait', async () => {
 		const output = outputOf(await run(payoutRun({ maxTotalWaitMinutes: 0.01 }), rows(8)));
 
-		expect(output.slice(0, 5).every((item) => item.success === true)).toBe(true);
+		expect(output.slice(0, 5).every(accepted)).toBe(true);
 		for (const item of output.slice(5)) {
 			expect(item).toMatchObject({ outcome: 'failed', attempted: false, idempotency_key: expect.any(String) });
 			expect(String(item.error)).toContain('Maximum Total Wait');
@@ -164,7 +165,7 @@ describe('caps stop the run early', () => {
 		await sb.control.updateClient(sb.info.clientId, { limits: { velocityLimit: 1000, dailyCap: (await usedToday()) + 11 * 1000 } });
 		const output = outputOf(await run(payoutRun(), rows(30), { credentialId: UNPACED }));
 
-		expect(output.slice(0, 11).every((item) => item.success === true)).toBe(true);
+		expect(output.slice(0, 11).every(accepted)).toBe(true);
 		expect(output[11]).toMatchObject({ outcome: 'failed', error_code: 'LIMIT_EXCEEDED', httpCode: 403, idempotency_key: expect.any(String) });
 		expect(output[11].attempted).toBeUndefined();
 		for (const item of output.slice(12)) {
@@ -188,7 +189,7 @@ describe('caps stop the run early', () => {
 		const items = rows(10, (index) => ({ currency: index % 2 === 0 ? 'XOF' : 'XAF' }));
 		const output = outputOf(await run(payoutRun(), items, { credentialId: UNPACED }));
 
-		expect(output.map((item) => (item.success === true ? 'paid' : item.attempted === false ? 'skipped' : item.error_code))).toEqual([
+		expect(output.map((item) => (accepted(item) ? 'paid' : item.attempted === false ? 'skipped' : item.error_code))).toEqual([
 			'paid', 'paid', 'paid', 'paid', 'paid', 'paid', 'INSUFFICIENT_FUNDS', 'paid', 'skipped', 'paid',
 		]);
 		expect(String(output[8].error)).toContain('the wallet had 500 XOF available at item 7; this payout of 1000 XOF is short by 500 XOF');
@@ -222,7 +223,7 @@ describe('Check Balance First', () => {
 		expect(await payoutRequests()).toBe(0);
 
 		const paid = outputOf(await run(payoutRun({ checkBalanceFirst: true }), rows(3), { continueOnFail: false }));
-		expect(paid.every((item) => item.success === true)).toBe(true);
+		expect(paid.every(accepted)).toBe(true);
 		const counters = await sb.control.counters();
 		expect(counters.requests.get_money_v1_account).toBe(2);
 		expect(counters.requests.post_money_v1_payout).toBe(3);

@@ -18,13 +18,29 @@ describe('Money node against the sandbox', () => {
 	describe('payout', () => {
 		it('creates, gets and lists payouts, REVERSED included', async () => {
 			const created = json(await run(payout({ amount: 2500 })));
-			expect(created).toMatchObject({ success: true, reference: expect.any(String), resource: 'payout' });
+			expect(created).toMatchObject({ outcome: 'created', status: 'PENDING', beneficiary_identifier: 'GM-1002', beneficiary_identifier_type: 'gm_account', reference: expect.any(String), resource: 'payout' });
 			expect(created.idempotency_key).toMatch(UUID);
-			// What happened, to whom, how much, the Business Reference, then the API's reference and the rest.
-			expect(Object.keys(created).slice(0, 7)).toEqual(['outcome', 'beneficiary_identifier', 'amount', 'currency', 'channel', 'business_reference', 'reference']);
+			// What happened, to whom, how much, the Business Reference, then the API's reference and the rest; flat, no `success`.
+			expect(Object.keys(created)).toEqual([
+				'outcome',
+				'status',
+				'beneficiary_identifier',
+				'beneficiary_identifier_type',
+				'beneficiary_account_type',
+				'amount',
+				'currency',
+				'channel',
+				'business_reference',
+				'reference',
+				'resource',
+				'idempotency_key',
+			]);
 
+			// Get simplifies by default (n8n's Simplify switch); Simplify off gives the API's envelope.
 			const fetched = json(await run({ resource: 'payout', operation: 'get', reference: created.reference, options: FAST }));
-			expect(fetched).toMatchObject({ reference: created.reference, amount: { value: -2500 } });
+			expect(fetched).toMatchObject({ status: 'PENDING', amount: -2500, currency: 'XOF', counterpart_identifier: expect.any(String), reference: created.reference });
+			const raw = json(await run({ resource: 'payout', operation: 'get', reference: created.reference, simplify: false, options: FAST }));
+			expect(raw).toMatchObject({ reference: created.reference, amount: { value: -2500 } });
 
 			await env.sb.control.setStatus(String(created.reference), 'COMPLETED');
 			await env.sb.control.setStatus(String(created.reference), 'REVERSED');
@@ -47,8 +63,8 @@ describe('Money node against the sandbox', () => {
 			];
 			const parameters = payout({
 				amount: '={{ $json.amount }}',
-				identifier: '={{ $json.to }}',
-				identifierType: '={{ $json.type }}',
+				beneficiaryIdentifier: '={{ $json.to }}',
+				beneficiaryIdentifierType: '={{ $json.type }}',
 				channel: '={{ $json.channel ?? "psp-a-tg" }}',
 				businessReference: '={{ $json.order }}',
 			});
@@ -67,16 +83,19 @@ describe('Money node against the sandbox', () => {
 				business_reference: 'ER-2',
 				amount: 'abc',
 				currency: 'XOF',
-				beneficiary_identifier: { identifier: 'GM-1003', type: 'gm_account' },
+				beneficiary_identifier: 'GM-1003',
+				beneficiary_identifier_type: 'gm_account',
 				channel: 'psp-a-tg',
 				attempted: false,
 				field: 'amount',
 				idempotency_key: null,
 			});
-			expect(items[2]).toMatchObject({ business_reference: 'ER-3', amount: 1700, beneficiary_identifier: { identifier: '+22890000002', type: 'phone' }, channel: 'platform', field: 'beneficiary_account_type' });
+			expect(items[2]).toMatchObject({ business_reference: 'ER-3', amount: 1700, beneficiary_identifier: '+22890000002', beneficiary_identifier_type: 'phone', channel: 'platform', field: 'beneficiary_account_type' });
 			// Refused by the API: what it was sent with.
-			expect(items[3]).toMatchObject({ business_reference: 'ER-4', amount: 10_000_000, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1002', type: 'gm_account' }, channel: 'psp-a-tg' });
-			for (const item of items.slice(1)) expect(Object.keys(item).slice(0, 2)).toEqual(['outcome', 'error']);
+			expect(items[3]).toMatchObject({ business_reference: 'ER-4', amount: 10_000_000, currency: 'XOF', beneficiary_identifier: 'GM-1002', beneficiary_identifier_type: 'gm_account', channel: 'psp-a-tg' });
+			for (const item of items.slice(1)) {
+				expect(Object.keys(item).slice(0, 9)).toEqual(['outcome', 'error', 'beneficiary_identifier', 'beneficiary_identifier_type', 'beneficiary_account_type', 'amount', 'currency', 'channel', 'business_reference']);
+			}
 		});
 
 		it('waits for the final status when asked', async () => {
@@ -85,7 +104,7 @@ describe('Money node against the sandbox', () => {
 				await run(payout({ options: { ...FAST, waitForFinalStatus: true, pollIntervalMs: 50, waitTimeoutSeconds: 10 } })),
 			);
 			expect(done).toMatchObject({ final_status_reached: true, status: expect.stringMatching(/COMPLETED|FAILED|CANCELLED/) });
-			expect(Object.keys(done).slice(0, 3)).toEqual(['outcome', 'status', 'beneficiary_identifier']);
+			expect(Object.keys(done).slice(0, 4)).toEqual(['outcome', 'status', 'beneficiary_identifier', 'beneficiary_identifier_type']);
 			await env.sb.control.setFinalizeAfter(null);
 
 			const pending = json(
@@ -96,8 +115,8 @@ describe('Money node against the sandbox', () => {
 
 		it.each([
 			['VALIDATION_ERROR', 400, { additionalFields: { paymentReferenceNumber: 'R'.repeat(150) } }, {}],
-			['BENEFICIARY_NOT_FOUND', 404, { identifier: 'GM-0000' }, {}],
-			['BENEFICIARY_NOT_ELIGIBLE', 400, { identifier: 'GM-1099' }, {}],
+			['BENEFICIARY_NOT_FOUND', 404, { beneficiaryIdentifier: 'GM-0000' }, {}],
+			['BENEFICIARY_NOT_ELIGIBLE', 400, { beneficiaryIdentifier: 'GM-1099' }, {}],
 			['INSUFFICIENT_FUNDS', 402, { amount: 6000 }, { balance: 5000 }],
 			['LIMIT_EXCEEDED', 403, { amount: 4000 }, { limits: { maxAmount: 3000 } }],
 		])('maps %s from create payout', async (code, status, overrides, patch) => {
@@ -232,7 +251,7 @@ describe('Money node against the sandbox', () => {
 				},
 			}));
 			const result = await run(
-				payout({ identifier: '={{ $json.identifier }}', amount: '={{ $json.amount }}' }),
+				payout({ beneficiaryIdentifier: '={{ $json.identifier }}', amount: '={{ $json.amount }}' }),
 				{ items, settings: CONTINUE },
 			);
 			const output = result.output('Money');
@@ -241,9 +260,9 @@ describe('Money node against the sandbox', () => {
 				expect(item.pairedItem).toEqual({ item: index });
 				if (index % 25 === 7) expect(item.json).toMatchObject({ field: 'amount', error_code: null });
 				else if (index % 10 === 3) expect(item.json).toMatchObject({ error_code: 'BENEFICIARY_NOT_FOUND', httpCode: 404 });
-				else expect(item.json).toMatchObject({ success: true, reference: expect.any(String) });
+				else expect(item.json).toMatchObject({ outcome: 'created', reference: expect.any(String) });
 			});
-			const succeeded = output.filter((item) => item.json.success === true);
+			const succeeded = output.filter((item) => item.json.outcome === 'created');
 			const keys = new Set(succeeded.map((item) => item.json.idempotency_key));
 			expect(keys.size).toBe(succeeded.length);
 		});
@@ -351,7 +370,7 @@ describe('what a Retry reports', () => {
 			async (credentialId) => {
 				const amounts = [63_001, 63_002, 900_063];
 				const start: INode = { id: 'start', name: 'Start', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} };
-				const money = moneyNode({ parameters: payout({ amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', requireBusinessReference: false, options: { maxRetries: 0 } }) as never, credentialId });
+				const money = moneyNode({ parameters: payout({ amount: '={{ $json.amount }}', beneficiaryIdentifier: '={{ $json.identifier }}', requireBusinessReference: false, options: { maxRetries: 0 } }) as never, credentialId });
 				const workflow = buildWorkflow(env.engine, { nodes: [start, money], connections: { Start: { main: [[{ node: money.name, type: 'main', index: 0 }]] } } });
 				await env.sb.control.updateClient(env.sb.info.clientId, { balance: 200_000 });
 				const items = [['GM-1002', amounts[0]], ['GM-1003', amounts[1]], ['GM-1002', amounts[2]]].map(([identifier, amount]) => ({ json: { identifier, amount } }));

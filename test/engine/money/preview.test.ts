@@ -34,10 +34,10 @@ function payoutParameters(preview: boolean, extra: IDataObject = {}): IDataObjec
 		operation: 'create',
 		amount: '={{ $json.amount }}',
 		currency: 'XOF',
-		identifierType: 'gm_account',
-		identifier: '={{ $json.identifier }}',
+		beneficiaryIdentifierType: 'gm_account',
+		beneficiaryIdentifier: '={{ $json.identifier }}',
 		channel: 'psp-a-tg',
-		accountType: '',
+		beneficiaryAccountType: '',
 		businessReference: '={{ $json.ref }}',
 		preview,
 		options: { maxRetries: 0, retryBaseDelayMs: 2, maxTotalWaitMinutes: 0.5 },
@@ -107,7 +107,8 @@ describe('Preview Only', () => {
 
 	it('a charge sheet: verdicts and totals, no create sent, no account read', async () => {
 		const sheet = items(`charge-${Date.now()}`, [['1', 2500, 'GM-1001'], ['2', 0, 'GM-1001']]);
-		const parameters = { ...payoutParameters(true), resource: 'charge' };
+		const { beneficiaryIdentifierType, beneficiaryIdentifier, beneficiaryAccountType, ...common } = payoutParameters(true);
+		const parameters = { ...common, resource: 'charge', payerIdentifierType: beneficiaryIdentifierType, payerIdentifier: beneficiaryIdentifier, payerAccountType: beneficiaryAccountType };
 		const preview = await runWorkflow(env.engine, workflowWith(parameters, CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
 		expect(outputOf(preview).map((item) => item.verdict)).toEqual(['would send', 'would refuse']);
 		expect(outputOf(preview)[0]).not.toHaveProperty('sends_after_seconds');

@@ -1,6 +1,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
+import { PARTY_PARAMETERS } from '../../../nodes/Money/helpers/validation';
 import { startSandbox, type Sandbox } from '../../../sandbox';
 import {
 	buildWorkflow,
@@ -50,10 +51,10 @@ async function create(resource: 'charge' | 'payout', orders: Order[]): Promise<s
 			operation: 'create',
 			amount: '={{ $json.amount }}',
 			currency: 'XOF',
-			identifierType: 'gm_account',
-			identifier: resource === 'charge' ? 'GM-1001' : 'GM-1002',
+			[PARTY_PARAMETERS[resource].identifierType]: 'gm_account',
+			[PARTY_PARAMETERS[resource].identifier]: resource === 'charge' ? 'GM-1001' : 'GM-1002',
 			channel: 'psp-a-tg',
-			accountType: '',
+			[PARTY_PARAMETERS[resource].accountType]: '',
 			businessReference: orders.every((order) => order.order) ? '={{ $json.order }}' : '',
 			options: FAST,
 		},
@@ -309,8 +310,8 @@ describe('Reconcile against the sandbox', () => {
 				operation: 'create',
 				amount: 1000,
 				currency: 'XOF',
-				identifierType: 'gm_account',
-				identifier: 'GM-1001',
+				payerIdentifierType: 'gm_account',
+				payerIdentifier: 'GM-1001',
 				channel: 'psp-a-tg',
 				businessReference: 'ord-9',
 				additionalFields: { metadata: { entries: [{ key: 'n8n_business_reference', value: 'ord-8' }, { key: 'team', value: 'east' }] } },

@@ -1,5 +1,6 @@
 import type { IConnections, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 
+import { PARTY_PARAMETERS } from '../../../nodes/Money/helpers/validation';
 import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, retryExecution, type RunResult, runWorkflow } from '../../harness/engine';
 import { useSandboxEngine } from './setup';
 
@@ -34,10 +35,10 @@ function createParameters(resource: 'charge' | 'payout', identifier = '={{ $json
 		operation: 'create',
 		amount: '={{ $json.amount }}',
 		currency: 'XOF',
-		identifierType: 'gm_account',
-		identifier,
+		[PARTY_PARAMETERS[resource].identifierType]: 'gm_account',
+		[PARTY_PARAMETERS[resource].identifier]: identifier,
 		channel: 'psp-a-tg',
-		accountType: '',
+		[PARTY_PARAMETERS[resource].accountType]: '',
 		requireBusinessReference: false,
 		options: FAST,
 	};

@@ -34,10 +34,10 @@ describe('Money node against the sandbox', () => {
 		it.each([
 			[{ amount: 12.5 }, 'amount'],
 			[{ amount: 0 }, 'amount'],
-			[{ identifierType: 'phone', identifier: '90000001x', accountType: 'Client' }, 'beneficiary_identifier.identifier'],
-			[{ identifierType: 'phone', identifier: '+22890000001', channel: 'platform', accountType: '={{ "" }}' }, 'beneficiary_account_type'],
+			[{ beneficiaryIdentifierType: 'phone', beneficiaryIdentifier: '90000001x', beneficiaryAccountType: 'Client' }, 'beneficiary_identifier.identifier'],
+			[{ beneficiaryIdentifierType: 'phone', beneficiaryIdentifier: '+22890000001', channel: 'platform', beneficiaryAccountType: '={{ "" }}' }, 'beneficiary_account_type'],
 			[{ additionalFields: { message: 'x'.repeat(256) } }, 'message'],
-			[{ identifierType: 'bank_account' }, 'beneficiary_identifier.type'],
+			[{ beneficiaryIdentifierType: 'bank_account' }, 'beneficiary_identifier.type'],
 		])('refuses %j naming %s', async (overrides, field) => {
 			const before = await createRequests();
 			const item = json(await run(payout(overrides), { settings: CONTINUE }));

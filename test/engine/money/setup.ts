@@ -129,17 +129,28 @@ export function useMoneyNode(): MoneyNodeSuite {
 			operation: 'create',
 			amount: 5000,
 			currency: 'XOF',
-			identifierType: 'gm_account',
-			identifier: 'GM-1001',
+			payerIdentifierType: 'gm_account',
+			payerIdentifier: 'GM-1001',
 			channel: 'platform',
-			accountType: '',
+			payerAccountType: '',
 			options: FAST,
 			...overrides,
 		};
 	}
 
 	function payout(overrides: Parameters = {}): Parameters {
-		return { ...charge(), resource: 'payout', identifier: 'GM-1002', ...overrides };
+		return {
+			resource: 'payout',
+			operation: 'create',
+			amount: 5000,
+			currency: 'XOF',
+			beneficiaryIdentifierType: 'gm_account',
+			beneficiaryIdentifier: 'GM-1002',
+			channel: 'platform',
+			beneficiaryAccountType: '',
+			options: FAST,
+			...overrides,
+		};
 	}
 
 	async function expectFailure(parameters: Parameters, errorCode: string | null, httpCode: number | null) {

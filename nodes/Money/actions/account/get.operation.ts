@@ -2,12 +2,13 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { ROUTES } from '../../../api/routes';
-import { optionsCollection, readOptions } from '../../descriptions/options';
+import { optionsCollection, readOptions, simplifyField } from '../../descriptions/options';
 import { readOne } from '../../helpers/read/readOne';
 import { simplifyAccount, withoutEnvelopeFlags } from '../../helpers/simplify';
 import type { OperationContext } from '../node.type';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['account'], operation: ['get'] } }, [
+	simplifyField,
 	optionsCollection(readOptions(true)),
 ]);
 
@@ -15,5 +16,6 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
 	const settings = context.callSettings(itemIndex);
 	const account = withoutEnvelopeFlags(await readOne.call(this, ROUTES.account, itemIndex, settings));
-	return [{ json: settings.simplify ? simplifyAccount(account) : account, pairedItem: { item: itemIndex } }];
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	return [{ json: simplify ? simplifyAccount(account) : account, pairedItem: { item: itemIndex } }];
 }

@@ -6,7 +6,6 @@ import {
 	additionalFields,
 	amountField,
 	businessReferenceField,
-	businessReferenceNotice,
 	channelField,
 	createOptions,
 	currencyField,
@@ -22,7 +21,7 @@ import { createItem } from '../../helpers/create/createItem';
 import { isPreview, previewItem } from '../../helpers/create/preview/previewItem';
 import type { OperationContext } from '../node.type';
 
-const PAYER: Party = { label: 'Payer', verb: 'charged' };
+const PAYER: Party = { resource: 'charge', label: 'Payer', verb: 'charged' };
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['create'] } }, [
 	amountField,
@@ -31,8 +30,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	identifierField(PAYER),
 	channelField('The payer approves in the app; the output carries the redirect_link to hand to the payer'),
 	accountTypeField(PAYER),
-	businessReferenceNotice('charge'),
-	businessReferenceField,
+	businessReferenceField('charge'),
 	requireBusinessReferenceField('charge'),
 	requireBusinessReferenceOffNotice,
 	additionalFields('credit'),

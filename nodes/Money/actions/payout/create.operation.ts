@@ -6,7 +6,6 @@ import {
 	additionalFields,
 	amountField,
 	businessReferenceField,
-	businessReferenceNotice,
 	channelField,
 	createOptions,
 	currencyField,
@@ -22,7 +21,7 @@ import { createItem } from '../../helpers/create/createItem';
 import { isPreview, previewItem } from '../../helpers/create/preview/previewItem';
 import type { OperationContext } from '../node.type';
 
-const BENEFICIARY: Party = { label: 'Beneficiary', verb: 'paid' };
+const BENEFICIARY: Party = { resource: 'payout', label: 'Beneficiary', verb: 'paid' };
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['payout'], operation: ['create'] } }, [
 	amountField,
@@ -31,8 +30,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	identifierField(BENEFICIARY),
 	channelField('In-app wallet transfer'),
 	accountTypeField(BENEFICIARY),
-	businessReferenceNotice('payout'),
-	businessReferenceField,
+	businessReferenceField('payout'),
 	requireBusinessReferenceField('payout'),
 	requireBusinessReferenceOffNotice,
 	additionalFields('debit'),

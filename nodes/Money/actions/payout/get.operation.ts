@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodePropertie
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { itemRoute } from '../../../api/routes';
-import { optionsCollection, readOptions } from '../../descriptions/options';
+import { optionsCollection, readOptions, simplifyField } from '../../descriptions/options';
 import { readOne, requiredReference } from '../../helpers/read/readOne';
 import { simplifyTransaction } from '../../helpers/simplify';
 import type { OperationContext } from '../node.type';
@@ -16,6 +16,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 		default: '',
 		description: 'The reference returned when the payout was created',
 	},
+	simplifyField,
 	optionsCollection(readOptions(true)),
 ]);
 
@@ -25,5 +26,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, contex
 	const settings = context.callSettings(itemIndex);
 	const response = await readOne.call(this, itemRoute('payout', reference), itemIndex, settings);
 	const envelope = (response.data as IDataObject | undefined) ?? response;
-	return [{ json: settings.simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }];
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	return [{ json: simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }];
 }

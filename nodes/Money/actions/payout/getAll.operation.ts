@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { limitField, listFilters, returnAllField } from '../../descriptions/listFields';
-import { optionsCollection, readOptions } from '../../descriptions/options';
+import { optionsCollection, readOptions, simplifyField } from '../../descriptions/options';
 import { listLimit, listQuery, readList } from '../../helpers/read/list';
 import { simplifyTransaction } from '../../helpers/simplify';
 import type { OperationContext } from '../node.type';
@@ -11,6 +11,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	returnAllField,
 	limitField,
 	listFilters('payout'),
+	simplifyField,
 	optionsCollection(readOptions(false)),
 ]);
 
@@ -20,5 +21,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, contex
 	const limit = listLimit.call(this, itemIndex);
 	const settings = context.callSettings(itemIndex);
 	const envelopes = await readList.call(this, 'payout', qs, limit, { ...settings, itemIndex });
-	return envelopes.map((envelope) => ({ json: settings.simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }));
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	return envelopes.map((envelope) => ({ json: simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }));
 }

@@ -39,7 +39,7 @@ export async function executeBatch(this: IExecuteFunctions, context: OperationCo
 	if (options.lookUpOutsidePeriod !== false) await lookUpOutsidePeriod.call(this, 'payout', records, settings, index);
 	checkBusinessReferencesListed.call(this, 'payout', records, index);
 	const outcomes = matchRecords(records, index, matchSettings);
-	const outputs = outcomeOutputs(outcomes, settings.simplify ? simplifyTransaction : (envelope) => envelope);
+	const outputs = outcomeOutputs(outcomes, options.simplify === true ? simplifyTransaction : (envelope) => envelope);
 	if (options.report === true) outputs.push([await reportItem.call(this, 'payout', outcomes, period, records.length, options)]);
 	return outputs;
 }

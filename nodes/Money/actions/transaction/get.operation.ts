@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { itemRoute } from '../../../api/routes';
-import { optionsCollection, readOptions } from '../../descriptions/options';
+import { optionsCollection, readOptions, simplifyField } from '../../descriptions/options';
 import { readOne, requiredReference } from '../../helpers/read/readOne';
 import { simplifyTransaction, withoutEnvelopeFlags } from '../../helpers/simplify';
 import type { OperationContext } from '../node.type';
@@ -16,6 +16,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 		default: '',
 		description: 'A payment identifier or unique_id of a transaction this merchant is the payer or payee of',
 	},
+	simplifyField,
 	optionsCollection(readOptions(true)),
 ]);
 
@@ -24,5 +25,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number, contex
 	const transactionId = requiredReference.call(this, { name: 'transactionId', displayName: 'Transaction ID', field: 'id' }, itemIndex);
 	const settings = context.callSettings(itemIndex);
 	const details = withoutEnvelopeFlags(await readOne.call(this, itemRoute('transactionDetails', transactionId), itemIndex, settings));
-	return [{ json: settings.simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	return [{ json: simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
 }

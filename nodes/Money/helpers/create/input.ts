@@ -1,9 +1,9 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
+import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import type { CallSettings, OperationContext } from '../../actions/node.type';
 import { stampBusinessReference } from '../businessReference';
-import { fieldError, type CreateInput, validateCreateInput } from '../validation';
+import { fieldError, type CreateInput, PARTY_PARAMETERS, validateCreateInput } from '../validation';
 
 /** One item's create, its parameters read once and checked against every rule the API documents, before anything is sent. */
 export interface CreateRequest {
@@ -32,13 +32,14 @@ export async function readCreateBody(this: IExecuteFunctions, resource: Transact
 	const metadata = (additional.metadata as IDataObject | undefined)?.entries as CreateInput['metadata'];
 	const documentField = typeof additional.paymentReferenceDocumentField === 'string' ? additional.paymentReferenceDocumentField.trim() : '';
 
+	const party = PARTY_PARAMETERS[resource];
 	const input: CreateInput = {
 		amount: this.getNodeParameter('amount', itemIndex),
 		currency: this.getNodeParameter('currency', itemIndex),
-		identifierType: this.getNodeParameter('identifierType', itemIndex),
-		identifier: this.getNodeParameter('identifier', itemIndex),
+		identifierType: this.getNodeParameter(party.identifierType, itemIndex),
+		identifier: this.getNodeParameter(party.identifier, itemIndex),
 		channel: this.getNodeParameter('channel', itemIndex),
-		accountType: this.getNodeParameter('accountType', itemIndex, ''),
+		accountType: this.getNodeParameter(party.accountType, itemIndex, ''),
 		accountNumber: additional.accountNumber,
 		message: additional.message,
 		metadata,
@@ -90,14 +91,29 @@ export function readBusinessReference(this: IExecuteFunctions, itemIndex: number
 	return reading.kind === 'reference' ? reading.value : '';
 }
 
+/** One row's payment as a create item names it, each value as sent or as the item gives it. */
+export interface RowValues {
+	amount: unknown;
+	currency: unknown;
+	identifier: unknown;
+	identifierType: unknown;
+	accountType: unknown;
+	channel: unknown;
+}
+
 /**
  * Whose payment a create item is, how much, and the Business Reference: what an operator reads
- * first in a run's output (after what happened), on a success and a failure alike. `party` is the
- * payer or beneficiary identifier object.
+ * first in a run's output (after what happened), on a success and a failure alike. Flat, so that
+ * n8n's table shows each as a column (`payer_…` on a charge). Every item has every key, null when
+ * not set: the table takes its columns from the keys in the order it first meets them.
  */
-export function rowIdentity(resource: TransactionResource, row: { amount: unknown; currency: unknown; party: unknown; channel: unknown }, businessReference: string): IDataObject {
+export function rowIdentity(resource: TransactionResource, row: RowValues, businessReference: string): IDataObject {
+	const party = PARTY_FIELD[resource];
+	const orNull = (value: unknown) => (value === undefined || value === '' ? null : (value as IDataObject[string]));
 	return {
-		[PARTY_FIELD[resource]]: row.party as IDataObject[string],
+		[party]: orNull(row.identifier),
+		[`${party}_type`]: orNull(row.identifierType),
+		[ACCOUNT_TYPE_FIELD[resource]]: orNull(row.accountType),
 		amount: row.amount as IDataObject[string],
 		currency: row.currency as IDataObject[string],
 		channel: row.channel as IDataObject[string],
@@ -120,8 +136,15 @@ export function rowAsGiven(this: IExecuteFunctions, resource: TransactionResourc
 	};
 	const parameter = (name: string) => given(() => this.getNodeParameter(name, itemIndex, null));
 	const businessReference = given(() => readBusinessReference.call(this, itemIndex));
-	const party = { identifier: parameter('identifier'), type: parameter('identifierType') };
-	const row = { amount: parameter('amount'), currency: parameter('currency'), party, channel: parameter('channel') };
+	const names = PARTY_PARAMETERS[resource];
+	const row = {
+		amount: parameter('amount'),
+		currency: parameter('currency'),
+		identifier: parameter(names.identifier),
+		identifierType: parameter(names.identifierType),
+		accountType: parameter(names.accountType),
+		channel: parameter('channel'),
+	};
 	return rowIdentity(resource, row, typeof businessReference === 'string' ? businessReference : '');
 }
 

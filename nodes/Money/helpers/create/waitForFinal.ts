@@ -94,10 +94,10 @@ export async function withFinalStatus(this: IExecuteFunctions, create: CreateReq
 			itemIndex,
 			credential: settings.credential,
 		});
-		// The status beside the outcome: what happened first.
+		// The status read replaces the one the create item gave, in its place beside the outcome.
 		const { status, ...waited } = outcome;
-		return { outcome: created.outcome, status, ...created, ...waited };
+		return { ...created, status, ...waited };
 	} catch (error) {
-		return { outcome: created.outcome, status: null, ...created, final_status_reached: false, wait_error: error instanceof Error ? error.message : String(error) };
+		return { ...created, final_status_reached: false, wait_error: error instanceof Error ? error.message : String(error) };
 	}
 }

@@ -1,7 +1,12 @@
-import type { INodeParameters } from 'n8n-workflow';
+import type { INodeParameters, INodeProperties, INodeTypeDescription } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
 import { Money } from '../../../../nodes/Money/Money.node';
+import { MoneyPollTrigger } from '../../../../nodes/MoneyPollTrigger/MoneyPollTrigger.node';
+import { MoneyTrigger } from '../../../../nodes/MoneyTrigger/MoneyTrigger.node';
+import { parameter, shownFor } from '../../support/properties';
+
+const RESOURCES = ['charge', 'payout'] as const;
 
 /** The notices of a create panel, as n8n's editor shows them for these parameter values. */
 function noticesShown(values: INodeParameters): string[] {
@@ -12,16 +17,67 @@ function noticesShown(values: INodeParameters): string[] {
 		.map((property) => property.displayName);
 }
 
+const createPanel = (resource: string) => shownFor(new Money().description.properties, resource, 'create');
+const createOptions = (resource: string) => (parameter(createPanel(resource), 'options').options ?? []) as INodeProperties[];
+
 describe('create panels show a notice only when the settings need it', () => {
-	it.each(['charge', 'payout'])('%s: none once a Business Reference is mapped', (resource) => {
-		expect(noticesShown({ resource, operation: 'create', businessReference: '={{ $json.order_id }}' })).toEqual([]);
+	// n8n's editor resolves a mapped value before it reads displayOptions, and an expression it cannot
+	// resolve (no input data yet) reads as '': no displayOptions rule tells a mapped reference from none.
+	it.each(['', 'order-1', '={{ $json.order_id }}'])('%j as Business Reference: no notice', (businessReference) => {
+		for (const resource of RESOURCES) expect(noticesShown({ resource, operation: 'create', businessReference })).toEqual([]);
 	});
 
-	it('the Business Reference notice while it is empty, in the words of the resource', () => {
-		const [charge] = noticesShown({ resource: 'charge', operation: 'create' });
-		const [payout] = noticesShown({ resource: 'payout', operation: 'create' });
+	// The editor shows a parameter's hint only while its value is not an expression.
+	it('the Business Reference hint says what a reference is for, in the words of the resource, and links the docs', () => {
+		const [charge, payout] = RESOURCES.map((resource) => String(parameter(createPanel(resource), 'businessReference').hint));
 		expect(charge).toContain('order or invoice ID');
-		expect(payout).toContain('payout ID');
 		expect(charge).not.toContain('payout');
+		expect(payout).toContain('payout ID');
+		for (const hint of [charge, payout]) expect(hint).toMatch(/<a href="https:\/\/github\.com\/[^"]+docs\/idempotency\.md[^"]*"/);
+	});
+
+	it('the Require Business Reference notice while it is off', () => {
+		expect(noticesShown({ resource: 'payout', operation: 'create', requireBusinessReference: false })).toHaveLength(1);
+	});
+});
+
+describe('create Options', () => {
+	it('pacing and the balance check are payout options: a charge offers none of them', () => {
+		const names = (resource: string) => createOptions(resource).map((option) => option.name);
+		for (const payoutOnly of ['onVelocityLimit', 'maxTotalWaitMinutes', 'checkBalanceFirst']) {
+			expect(names('payout')).toContain(payoutOnly);
+			expect(names('charge')).not.toContain(payoutOnly);
+		}
+	});
+
+	it('every number shows whole numbers (Maximum Total Wait reads 60, not 60.00)', () => {
+		for (const resource of RESOURCES) {
+			for (const option of createOptions(resource).filter((entry) => entry.type === 'number')) {
+				expect([option.name, option.typeOptions?.numberPrecision]).toEqual([option.name, 0]);
+			}
+		}
+	});
+});
+
+describe('parameter names', () => {
+	// The editor names an error's field by the first parameter of its name (NodeErrorView).
+	it('two parameters of one name carry one label', () => {
+		const labels = new Map<string, Set<string>>();
+		for (const property of new Money().description.properties) {
+			if (property.type === 'notice') continue;
+			labels.set(property.name, (labels.get(property.name) ?? new Set()).add(property.displayName));
+		}
+		const mixed = [...labels].filter(([, shown]) => shown.size > 1).map(([name, shown]) => `${name}: ${[...shown].join(' / ')}`);
+		expect(mixed).toEqual([]);
+	});
+
+	it.each<[string, INodeTypeDescription]>([
+		['Money', new Money().description],
+		['Money Trigger', new MoneyTrigger().description],
+		['Money Poll Trigger', new MoneyPollTrigger().description],
+	])('%s: every collection is added in sentence case ("Add option")', (_node, description) => {
+		const collections = description.properties.filter((property) => property.type === 'collection');
+		expect(collections.length).toBeGreaterThan(0);
+		for (const collection of collections) expect(String(collection.placeholder)).toMatch(/^Add [a-z]/);
 	});
 });

@@ -37,7 +37,7 @@ describe('the hint before a payout run says how long the velocity limit makes it
 	});
 
 	it('its figures are those of the node at the API default limit', () => {
-		const { velocity } = createRunSettings({}, {});
+		const { velocity } = createRunSettings('payout', {}, {});
 		const [paced] = hintsBeforeRun({ resource: 'payout', operation: 'create' }, 60);
 		expect(paced).toContain(`60 rows take at least ${minimumPacedDurationMs(60, velocity) / 60_000} minutes`);
 		expect(paced).toContain(`200 rows ${minimumPacedDurationMs(200, velocity) / 60_000} minutes`);

@@ -32,7 +32,7 @@ const previews = new WeakMap<IExecuteFunctions, Promise<Preview>>();
  */
 export async function previewItem(this: IExecuteFunctions, resource: TransactionResource, itemIndex: number, operation: OperationContext): Promise<INodeExecutionData[]> {
 	let started = previews.get(this);
-	if (!started) previews.set(this, (started = Preview.start(this, operation)));
+	if (!started) previews.set(this, (started = Preview.start(this, resource, operation)));
 	const preview = await started;
 	const { context, run } = preview;
 	let json: IDataObject;

@@ -74,10 +74,10 @@ export class Preview {
 		readonly defaultKeysKnown: boolean,
 	) {}
 
-	static async start(context: IExecuteFunctions, operation: OperationContext): Promise<Preview> {
+	static async start(context: IExecuteFunctions, resource: TransactionResource, operation: OperationContext): Promise<Preview> {
 		const credential = await operation.credential();
 		const options = context.getNodeParameter('options', 0, {}) as IDataObject;
-		const settings = createRunSettings(options, credential.data ?? {});
+		const settings = createRunSettings(resource, options, credential.data ?? {});
 		return new Preview(withScratchMemory(context), new SimulatedRun(settings, operation, credential, { at: 0 }), settings, hasRunAnchor(context));
 	}
 

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { IDEMPOTENCY_HEADER, REPLAY_HEADER, ROUTES } from '../../../../api/routes';
-import { PARTY_FIELD, type TransactionResource } from '../../../../api/values';
+import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, PENDING_STATUS, type TransactionResource } from '../../../../api/values';
 import { asNodeError } from '../../../../transport/errors';
 import { type MoneyApiAnswer, moneyApiCall } from '../../../../transport/request';
 import type { OperationContext } from '../../../actions/node.type';
@@ -22,7 +22,9 @@ function isReplayAnswer(headers: Record<string, unknown>): boolean {
 
 /** What a create item says it was sent with, beside the API's answer (a readable payout run). */
 export function sentWith(resource: TransactionResource, body: IDataObject, businessReference: string): IDataObject {
-	return rowIdentity(resource, { amount: body.amount, currency: body.currency, party: body[PARTY_FIELD[resource]], channel: body.channel }, businessReference);
+	const party = (body[PARTY_FIELD[resource]] ?? {}) as IDataObject;
+	const row = { amount: body.amount, currency: body.currency, identifier: party.identifier, identifierType: party.type, accountType: body[ACCOUNT_TYPE_FIELD[resource]], channel: body.channel };
+	return rowIdentity(resource, row, businessReference);
 }
 
 /** The PIN as the API wants it: RSA-encrypted when the credential has the client's public key (docs/decisions.md#d4). */
@@ -81,9 +83,14 @@ export async function sendCreate(this: IExecuteFunctions, create: CreateRequest,
 			(answer) => outcomeOf(answer) === 'replayed',
 		);
 		sentCreates.accepted(idempotencyKey);
-		// What happened, to whom and how much, the Business Reference, then the API's answer.
+		// What happened, to whom and how much, the Business Reference, then the API's answer. The API's
+		// `success` only says the create was accepted (`outcome` says so). An accepted create is
+		// PENDING (docs/decisions.md#d8-output); a replayed answer says nothing of the status now, so it is null.
 		const { reference, ...answered } = answer.body;
-		return { outcome: outcomeOf(answer), ...described, reference, ...answered, resource, idempotency_key: idempotencyKey };
+		delete answered.success;
+		const outcome = outcomeOf(answer);
+		const status = outcome === 'created' ? PENDING_STATUS : null;
+		return { outcome, status, ...described, reference, ...answered, resource, idempotency_key: idempotencyKey };
 	} catch (error) {
 		// CreateRun.send throws the node's own errors only (asNodeError).
 		const nodeError = asNodeError(node, error, itemIndex);

@@ -23,12 +23,18 @@ export interface CreateRunSettings {
 /** The default of the option Maximum Total Wait (descriptions/createFields.ts). */
 export const DEFAULT_MAX_TOTAL_WAIT_MINUTES = 60;
 
-export function createRunSettings(options: IDataObject, credentials: ICredentialDataDecryptedObject): CreateRunSettings {
-	const minutes = Number(options.maxTotalWaitMinutes ?? DEFAULT_MAX_TOTAL_WAIT_MINUTES);
+/**
+ * The run's settings from the node's Options. On Velocity Limit, Maximum Total Wait and Check
+ * Balance First are payout Options: a charge run keeps their defaults (it waits out a velocity
+ * refusal up to the default total wait), whatever the node's parameters hold.
+ */
+export function createRunSettings(resource: TransactionResource, options: IDataObject, credentials: ICredentialDataDecryptedObject): CreateRunSettings {
+	const payout: IDataObject = resource === 'payout' ? options : {};
+	const minutes = Number(payout.maxTotalWaitMinutes ?? DEFAULT_MAX_TOTAL_WAIT_MINUTES);
 	return {
-		onVelocityLimit: options.onVelocityLimit === 'fail' ? 'fail' : 'wait',
+		onVelocityLimit: payout.onVelocityLimit === 'fail' ? 'fail' : 'wait',
 		maxTotalWaitMs: Number.isFinite(minutes) && minutes >= 0 ? minutes * 60_000 : DEFAULT_MAX_TOTAL_WAIT_MINUTES * 60_000,
-		checkBalanceFirst: options.checkBalanceFirst === true,
+		checkBalanceFirst: payout.checkBalanceFirst === true,
 		velocity: velocitySettingsFrom(credentials.velocityLimit, credentials.velocityWindowSeconds),
 	};
 }

@@ -69,7 +69,7 @@ const create = (resource: 'charge' | 'payout', itemIndex = 0): CreateRequest => 
 	businessReference: '',
 	pin: '1234',
 	options: {},
-	settings: { retry: { maxRetries: 0, baseDelayMs: 1 }, timeoutMs: 1000, simplify: false },
+	settings: { retry: { maxRetries: 0, baseDelayMs: 1 }, timeoutMs: 1000 },
 	toolMode: false,
 });
 

@@ -25,14 +25,14 @@ describe('run progress', () => {
 
 describe('the estimate a paced payout run announces before its first send', () => {
 	it('60 payouts at the API default of 20 per 5 minutes take at least 10 min', () => {
-		expect(pacedRunEstimate('payout', 60, createRunSettings({}, {}))).toBe('Money payout run: 60 payouts at the velocity limit of 20 per 300 s take at least 10 min');
+		expect(pacedRunEstimate('payout', 60, createRunSettings('payout', {}, {}))).toBe('Money payout run: 60 payouts at the velocity limit of 20 per 300 s take at least 10 min');
 	});
 
 	it('at the credential limit; nothing for a run that fits one window, a charge run, or On Velocity Limit Fail', () => {
-		expect(pacedRunEstimate('payout', 12, createRunSettings({}, { velocityLimit: 5, velocityWindowSeconds: 2 }))).toContain('take at least 4 s');
-		expect(pacedRunEstimate('payout', 20, createRunSettings({}, {}))).toBeUndefined();
-		expect(pacedRunEstimate('charge', 500, createRunSettings({}, {}))).toBeUndefined();
-		expect(pacedRunEstimate('payout', 500, createRunSettings({ onVelocityLimit: 'fail' }, {}))).toBeUndefined();
+		expect(pacedRunEstimate('payout', 12, createRunSettings('payout', {}, { velocityLimit: 5, velocityWindowSeconds: 2 }))).toContain('take at least 4 s');
+		expect(pacedRunEstimate('payout', 20, createRunSettings('payout', {}, {}))).toBeUndefined();
+		expect(pacedRunEstimate('charge', 500, createRunSettings('charge', {}, {}))).toBeUndefined();
+		expect(pacedRunEstimate('payout', 500, createRunSettings('payout', { onVelocityLimit: 'fail' }, {}))).toBeUndefined();
 	});
 
 	it('durations read as seconds, minutes, or hours and minutes', () => {
