@@ -57,10 +57,10 @@ function payoutParameters(preview: boolean, extra: IDataObject = {}): IDataObjec
 		operation: 'create',
 		amount: '={{ $json.amount }}',
 		currency: 'XOF',
-		identifierType: 'gm_account',
-		identifier: '={{ $json.identifier }}',
+		beneficiaryIdentifierType: 'gm_account',
+		beneficiaryIdentifier: '={{ $json.identifier }}',
 		channel: 'psp-a-tg',
-		accountType: '',
+		beneficiaryAccountType: '',
 		businessReference: '={{ $json.ref }}',
 		preview,
 		options: { maxRetries: 0, retryBaseDelayMs: 2, maxTotalWaitMinutes: 0.5 },
@@ -322,15 +322,16 @@ describe('Preview Only, adversary (more)', () => {
 		expect(outputOf(preview).map((item) => item.verdict)).toEqual(['would send', 'would refuse', 'would refuse']);
 	});
 
-	it('Preview Only given by an expression that gives the text "true" (a sheet column dryRun) previews, it does not pay', async () => {
+	it('Preview Only given by an expression that gives the text "true" (a sheet column dryRun) does not pay: the item is refused naming Preview Only', async () => {
 		const sheet = items(`dry-${Date.now()}`, [['1', 47_001]]).map((item) => ({
 			json: { ...item.json, dryRun: 'true' },
 		}));
 		const result = await runWorkflow(env.engine, workflowWith(payoutParameters(false, { preview: '={{ $json.dryRun }}' }), CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
 		expect({
 			outcome: outputOf(result)[0]?.outcome,
+			error: String(outputOf(result)[0]?.error).slice(0, 'Preview Only (preview) must be true or false'.length),
 			paid: await paidAmounts([47_001]),
-		}).toEqual({ outcome: undefined, paid: [] });
+		}).toEqual({ outcome: 'failed', error: 'Preview Only (preview) must be true or false', paid: [] });
 	});
 
 	it('a preview that failed as a whole (its credential could not be read), then a Retry with the credential fixed and Preview Only off, is refused as "a run that n8n lost in a crash"', async () => {

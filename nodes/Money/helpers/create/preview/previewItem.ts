@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 
 import type { TransactionResource } from '../../../../api/values';
 import { asNodeError } from '../../../../transport/errors';
+import { fieldError } from '../../validation';
 import type { OperationContext } from '../../../actions/node.type';
 import { checkedCreate } from '../createItem';
 import { readBusinessReference, rowAsGiven } from '../input';
@@ -9,9 +10,19 @@ import { sentWith } from '../request/send';
 import { SentCreates } from '../request/sentCreates';
 import { Preview } from './previewRun';
 
-/** The node parameter Preview Only (descriptions/preview.ts), one setting for the whole run. */
-export function isPreview(context: IExecuteFunctions): boolean {
-	return context.getNodeParameter('preview', 0, false) === true;
+/**
+ * The node parameter Preview Only (descriptions/preview.ts), one setting for the whole run. Only a
+ * boolean decides: an expression giving anything else (the text "true" of a sheet column) refuses the
+ * item, sending nothing, rather than guess which of a preview or a payment was meant.
+ */
+export function isPreview(context: IExecuteFunctions, itemIndex: number): boolean {
+	const preview = context.getNodeParameter('preview', 0, false);
+	if (typeof preview === 'boolean') return preview;
+	throw fieldError(
+		context.getNode(),
+		{ parameter: 'preview', label: 'Preview Only', field: 'preview', rule: `must be true or false, the expression gave ${JSON.stringify(preview)}: map a boolean (for a sheet column, {{ $json.dryRun === 'true' }})` },
+		itemIndex,
+	);
 }
 
 function rowHasReference(context: IExecuteFunctions, itemIndex: number): boolean {
