@@ -50,10 +50,14 @@ export async function previewItem(this: IExecuteFunctions, resource: Transaction
 	try {
 		const { create, idempotencyKey } = await checkedCreate.call(context, resource, itemIndex, operation);
 		const { body } = create;
-		const madeBefore = SentCreates.of(context).isAccepted(idempotencyKey);
+		const sentCreates = SentCreates.of(context);
+		const madeBefore = sentCreates.isAccepted(idempotencyKey);
 		const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
 		const sendsAfterMs = run.elapsedMs;
 		await run.send(context, attempt, async () => ({ body: {}, headers: {}, unansweredAttempts: 0 }), () => madeBefore);
+		// Accepted under its key in the scratch memory, as the real run's send records it: a later row of the same payment reads as made before.
+		sentCreates.remember(idempotencyKey, body);
+		sentCreates.accepted(idempotencyKey);
 		preview.rows.push({ itemIndex, wouldSend: true, moves: !madeBefore, amount: attempt.amount, currency: attempt.currency, accountNumber: attempt.accountNumber });
 		json = {
 			verdict: 'would send',
