@@ -4,6 +4,7 @@ import { ROUTES } from '../../../../api/routes';
 import type { TransactionResource } from '../../../../api/values';
 import { moneyApiRequest } from '../../../../transport/request';
 import type { OperationContext } from '../../../actions/node.type';
+import { replaysLostRun } from '../refusals/lostRun';
 import { hasRunAnchor } from '../request/idempotencyKey';
 import { debitsWallet, walletFromAccount } from '../run/balanceCheck';
 import { CreateRun, createRunSettings, type CreateRunSettings } from '../run/createRun';
@@ -11,13 +12,16 @@ import { durationText, summarise } from '../run/progress';
 
 /**
  * Preview Only (docs/architecture.md, "Preview Only"): the create path's own steps run over every
- * row, nothing that moves money is sent, and nothing is written to the node's memory.
+ * row, nothing that moves money is sent, and the node's memory keeps only the lost-run verdict.
  *
  * The node's memory is its execution context (run anchor, lost-run verdict, run identity, what was
  * sent under each key): every step reads and writes it through `getContext('node')`. A preview
  * hands those steps a context whose node memory is a deep copy, so they decide exactly as in a
  * real run (a Retry's memory included) and what they record is dropped with the copy: a real run
- * after a preview, or a Retry of a preview's execution, finds the memory as if no preview ran.
+ * after a preview, or a Retry of a preview's execution, finds the memory as if no preview ran, but
+ * for the lost-run verdict (refusals/lostRun.ts), which Preview.start records in the real memory:
+ * without it, a Retry of the preview's execution would read the node's earlier run with an empty
+ * memory as a run lost in a crash and refuse every row without a Business Reference.
  */
 function withScratchMemory(context: IExecuteFunctions): IExecuteFunctions {
 	const scratch = structuredClone(context.getContext('node')) as ReturnType<IExecuteFunctions['getContext']>;
@@ -75,6 +79,9 @@ export class Preview {
 	) {}
 
 	static async start(context: IExecuteFunctions, resource: TransactionResource, operation: OperationContext): Promise<Preview> {
+		// In the real memory, before anything can fail: this run of the node sends nothing, so a Retry
+		// of the preview's execution (a real run, or the loop's next batch) starts clean, as after any run that did not crash.
+		replaysLostRun(context);
 		const credential = await operation.credential();
 		const options = context.getNodeParameter('options', 0, {}) as IDataObject;
 		const settings = createRunSettings(resource, options, credential.data ?? {});
