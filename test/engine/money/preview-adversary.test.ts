@@ -320,6 +320,8 @@ describe('Preview Only, adversary (more)', () => {
 		expect(real.error()?.message).toContain('Amount (amount)');
 		expect(await paidAmounts([46_001, 46_003])).toEqual([46_001]);
 		expect(outputOf(preview).map((item) => item.verdict)).toEqual(['would send', 'would refuse', 'would refuse']);
+		expect(outputOf(preview)[2].reason).toBe('not reached: the run stops at item 2 (On Error: Stop Workflow)');
+		expect(hintsOf(preview)).toContain('1 of 3 rows would be sent, 1 refused (item 2); On Error is Stop Workflow: the run stops at item 2 and does not reach the row after it');
 	});
 
 	it('Preview Only given by an expression that gives the text "true" (a sheet column dryRun) does not pay: the item is refused naming Preview Only', async () => {

@@ -47,36 +47,43 @@ export async function previewItem(this: IExecuteFunctions, resource: Transaction
 	const preview = await started;
 	const { context, run } = preview;
 	let json: IDataObject;
-	try {
-		const { create, idempotencyKey } = await checkedCreate.call(context, resource, itemIndex, operation);
-		const { body } = create;
-		const sentCreates = SentCreates.of(context);
-		const madeBefore = sentCreates.isAccepted(idempotencyKey);
-		const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
-		const sendsAfterMs = run.elapsedMs;
-		await run.send(context, attempt, async () => ({ body: {}, headers: {}, unansweredAttempts: 0 }), () => madeBefore);
-		// Accepted under its key in the scratch memory, as the real run's send records it: a later row of the same payment reads as made before.
-		sentCreates.remember(idempotencyKey, body);
-		sentCreates.accepted(idempotencyKey);
-		preview.rows.push({ itemIndex, wouldSend: true, moves: !madeBefore, amount: attempt.amount, currency: attempt.currency, accountNumber: attempt.accountNumber });
-		json = {
-			verdict: 'would send',
-			reason: madeBefore ? `made before in this execution under its key: the Money API answers from its record, nothing moves` : null,
-			...sentWith(resource, body, create.businessReference),
-			...(resource === 'payout' ? { sends_after_seconds: Math.ceil(sendsAfterMs / 1000) } : {}),
-			idempotency_key: create.businessReference !== '' || preview.defaultKeysKnown ? idempotencyKey : null,
-		};
-	} catch (error) {
-		const nodeError = asNodeError(this.getNode(), error, itemIndex);
-		preview.rows.push({ itemIndex, wouldSend: false, moves: false });
-		const field = nodeError.context.field;
-		json = {
-			verdict: 'would refuse',
-			reason: nodeError.message,
-			...rowAsGiven.call(this, resource, itemIndex),
-			...(typeof field === 'string' ? { field } : {}),
-			idempotency_key: typeof nodeError.context.idempotency_key === 'string' && (preview.defaultKeysKnown || rowHasReference(this, itemIndex)) ? nodeError.context.idempotency_key : null,
-		};
+	if (preview.stopsAt !== undefined) {
+		// On Error: Stop Workflow, the real run ends at its first failed item: the rows after it are never read.
+		preview.rows.push({ itemIndex, wouldSend: false, moves: false, notReached: true });
+		json = { verdict: 'would refuse', reason: `not reached: the run stops at item ${preview.stopsAt + 1} (On Error: Stop Workflow)`, ...rowAsGiven.call(this, resource, itemIndex), idempotency_key: null };
+	} else {
+		try {
+			const { create, idempotencyKey } = await checkedCreate.call(context, resource, itemIndex, operation);
+			const { body } = create;
+			const sentCreates = SentCreates.of(context);
+			const madeBefore = sentCreates.isAccepted(idempotencyKey);
+			const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
+			const sendsAfterMs = run.elapsedMs;
+			await run.send(context, attempt, async () => ({ body: {}, headers: {}, unansweredAttempts: 0 }), () => madeBefore);
+			// Accepted under its key in the scratch memory, as the real run's send records it: a later row of the same payment reads as made before.
+			sentCreates.remember(idempotencyKey, body);
+			sentCreates.accepted(idempotencyKey);
+			preview.rows.push({ itemIndex, wouldSend: true, moves: !madeBefore, amount: attempt.amount, currency: attempt.currency, accountNumber: attempt.accountNumber });
+			json = {
+				verdict: 'would send',
+				reason: madeBefore ? `made before in this execution under its key: the Money API answers from its record, nothing moves` : null,
+				...sentWith(resource, body, create.businessReference),
+				...(resource === 'payout' ? { sends_after_seconds: Math.ceil(sendsAfterMs / 1000) } : {}),
+				idempotency_key: create.businessReference !== '' || preview.defaultKeysKnown ? idempotencyKey : null,
+			};
+		} catch (error) {
+			const nodeError = asNodeError(this.getNode(), error, itemIndex);
+			preview.rows.push({ itemIndex, wouldSend: false, moves: false });
+			if (!this.continueOnFail()) preview.stopsAt = itemIndex;
+			const field = nodeError.context.field;
+			json = {
+				verdict: 'would refuse',
+				reason: nodeError.message,
+				...rowAsGiven.call(this, resource, itemIndex),
+				...(typeof field === 'string' ? { field } : {}),
+				idempotency_key: typeof nodeError.context.idempotency_key === 'string' && (preview.defaultKeysKnown || rowHasReference(this, itemIndex)) ? nodeError.context.idempotency_key : null,
+			};
+		}
 	}
 	if (itemIndex === this.getInputData().length - 1) await preview.summarise(this, resource, operation);
 	return [{ json: { ...json, preview: true }, pairedItem: { item: itemIndex } }];

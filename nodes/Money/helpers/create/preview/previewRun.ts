@@ -65,10 +65,14 @@ interface PreviewedRow {
 	amount?: number;
 	currency?: string;
 	accountNumber?: string;
+	/** After the item at which the real run stops (On Error: Stop Workflow). */
+	notReached?: true;
 }
 
 export class Preview {
 	readonly rows: PreviewedRow[] = [];
+	/** The first refused item when On Error is Stop Workflow: the real run fails there and reaches no later row. */
+	stopsAt?: number;
 
 	private constructor(
 		readonly context: IExecuteFunctions,
@@ -90,7 +94,7 @@ export class Preview {
 
 	/** The run's totals and length above the output, once the last row is previewed. */
 	async summarise(context: IExecuteFunctions, resource: TransactionResource, operation: OperationContext): Promise<void> {
-		const lines = [verdictLine(resource, this.rows), await this.totalsLine(resource, operation), this.durationLine(resource)];
+		const lines = [verdictLine(resource, this.rows, this.stopsAt), await this.totalsLine(resource, operation), this.durationLine(resource)];
 		for (const line of lines) if (line) summarise(context, line);
 	}
 
@@ -130,10 +134,13 @@ export class Preview {
 	}
 }
 
-function verdictLine(resource: TransactionResource, rows: PreviewedRow[]): string {
-	const refused = rows.filter((row) => !row.wouldSend).map((row) => row.itemIndex + 1);
+function verdictLine(resource: TransactionResource, rows: PreviewedRow[], stopsAt: number | undefined): string {
+	const refused = rows.filter((row) => !row.wouldSend && !row.notReached).map((row) => row.itemIndex + 1);
+	const notReached = rows.filter((row) => row.notReached).length;
+	const stop = stopsAt !== undefined ? `; On Error is Stop Workflow: the run stops at item ${stopsAt + 1}${notReached > 0 ? ` and does not reach ${notReached === 1 ? 'the row' : `the ${notReached} rows`} after it` : ''}` : '';
 	const listed = refused.length > 10 ? `${refused.slice(0, 10).join(', ')} and ${refused.length - 10} more` : refused.join(', ');
 	const replayed = rows.filter((row) => row.wouldSend && !row.moves).length;
 	const again = replayed > 0 ? ` (${replayed} of them made before in this execution: answered from the API's record, they move nothing)` : '';
-	return `Money ${resource} preview, nothing was sent: ${rows.length - refused.length} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed})` : ''}`;
+	const sent = rows.filter((row) => row.wouldSend).length;
+	return `Money ${resource} preview, nothing was sent: ${sent} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed})` : ''}${stop}`;
 }
