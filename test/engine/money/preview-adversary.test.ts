@@ -420,7 +420,8 @@ describe('Preview Only, adversary (more)', () => {
 		);
 		const retried = await retryExecution(env.engine, workflow, failed);
 		expect(outputOf(retried).map((item) => item.outcome)).toEqual(['replayed', 'created']);
-		expect(hintsOf(previewed)).toContain('total 49302 XOF');
+		expect(hintsOf(previewed)).toContain('total 49302 XOF (up to 98603 XOF with the 1 sent before without an answer, which the Money API may already hold)');
+		expect(String(outputOf(previewed)[0].reason)).toContain('sent before without an answer: the Money API may already hold it');
 	});
 
 	it("On Velocity Limit: Fail with more rows than the credential's limit: the real run is refused past the limit, the preview says every row would be sent", async () => {

@@ -57,16 +57,21 @@ export async function previewItem(this: IExecuteFunctions, resource: Transaction
 			const { body } = create;
 			const sentCreates = SentCreates.of(context);
 			const madeBefore = sentCreates.isAccepted(idempotencyKey);
+			const unanswered = sentCreates.isUncertain(idempotencyKey);
 			const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
 			const sendsAfterMs = run.elapsedMs;
 			await run.send(context, attempt, async () => ({ body: {}, headers: {}, unansweredAttempts: 0 }), () => madeBefore);
 			// Accepted under its key in the scratch memory, as the real run's send records it: a later row of the same payment reads as made before.
 			sentCreates.remember(idempotencyKey, body);
 			sentCreates.accepted(idempotencyKey);
-			preview.rows.push({ itemIndex, wouldSend: true, moves: !madeBefore, amount: attempt.amount, currency: attempt.currency, accountNumber: attempt.accountNumber });
+			preview.rows.push({ itemIndex, wouldSend: true, moves: madeBefore ? false : unanswered ? 'maybe' : true, amount: attempt.amount, currency: attempt.currency, accountNumber: attempt.accountNumber });
 			json = {
 				verdict: 'would send',
-				reason: madeBefore ? `made before in this execution under its key: the Money API answers from its record, nothing moves` : null,
+				reason: madeBefore
+					? `made before in this execution under its key: the Money API answers from its record, nothing moves`
+					: unanswered
+						? 'sent before without an answer: the Money API may already hold it (then it answers from its record and nothing moves)'
+						: null,
 				...sentWith(resource, body, create.businessReference),
 				...(resource === 'payout' ? { sends_after_seconds: Math.ceil(sendsAfterMs / 1000) } : {}),
 				idempotency_key: create.businessReference !== '' || preview.defaultKeysKnown ? idempotencyKey : null,

@@ -60,8 +60,8 @@ class SimulatedRun extends CreateRun {
 interface PreviewedRow {
 	itemIndex: number;
 	wouldSend: boolean;
-	/** False for a row this execution already had accepted: it comes back replayed and moves nothing. */
-	moves: boolean;
+	/** False for a row this execution already had accepted: it comes back replayed and moves nothing; 'maybe' for one sent before without an answer. */
+	moves: boolean | 'maybe';
 	amount?: number;
 	currency?: string;
 	accountNumber?: string;
@@ -99,11 +99,11 @@ export class Preview {
 	}
 
 	private async totalsLine(resource: TransactionResource, operation: OperationContext): Promise<string> {
-		const moving = this.rows.filter((row) => row.wouldSend && row.moves);
-		const byCurrency = new Map<string, number>();
-		for (const row of moving) byCurrency.set(String(row.currency), (byCurrency.get(String(row.currency)) ?? 0) + (row.amount ?? 0));
-		const totals = [...byCurrency].map(([currency, total]) => `${total} ${currency}`).join(', ');
-		const line = `Money ${resource} preview: the rows that would be sent total ${totals || 'nothing'}`;
+		// The rows that may move money: a row sent before without an answer counts in the "up to" figures (and against the balance).
+		const moving = this.rows.filter((row) => row.wouldSend && row.moves !== false);
+		const unanswered = moving.filter((row) => row.moves === 'maybe').length;
+		const upTo = unanswered > 0 ? ` (up to ${totalsOf(moving)} with the ${unanswered} sent before without an answer, which the Money API may already hold)` : '';
+		const line = `Money ${resource} preview: the rows that would be sent total ${totalsOf(moving.filter((row) => row.moves === true)) || 'nothing'}${upTo}`;
 		if (resource !== 'payout' || moving.length === 0) return line;
 		let account: IDataObject;
 		try {
@@ -134,12 +134,19 @@ export class Preview {
 	}
 }
 
+/** "2500 XOF, 100 XAF": the rows' amounts summed per currency. */
+function totalsOf(rows: PreviewedRow[]): string {
+	const byCurrency = new Map<string, number>();
+	for (const row of rows) byCurrency.set(String(row.currency), (byCurrency.get(String(row.currency)) ?? 0) + (row.amount ?? 0));
+	return [...byCurrency].map(([currency, total]) => `${total} ${currency}`).join(', ');
+}
+
 function verdictLine(resource: TransactionResource, rows: PreviewedRow[], stopsAt: number | undefined): string {
 	const refused = rows.filter((row) => !row.wouldSend && !row.notReached).map((row) => row.itemIndex + 1);
 	const notReached = rows.filter((row) => row.notReached).length;
 	const stop = stopsAt !== undefined ? `; On Error is Stop Workflow: the run stops at item ${stopsAt + 1}${notReached > 0 ? ` and does not reach ${notReached === 1 ? 'the row' : `the ${notReached} rows`} after it` : ''}` : '';
 	const listed = refused.length > 10 ? `${refused.slice(0, 10).join(', ')} and ${refused.length - 10} more` : refused.join(', ');
-	const replayed = rows.filter((row) => row.wouldSend && !row.moves).length;
+	const replayed = rows.filter((row) => row.wouldSend && row.moves === false).length;
 	const again = replayed > 0 ? ` (${replayed} of them made before in this execution: answered from the API's record, they move nothing)` : '';
 	const sent = rows.filter((row) => row.wouldSend).length;
 	return `Money ${resource} preview, nothing was sent: ${sent} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed})` : ''}${stop}`;
