@@ -146,7 +146,7 @@ describe('Preview Only, adversary', () => {
 		expect(outputOf(preview).map((item) => item.verdict)).toEqual(outputOf(real).map(asVerdict));
 	});
 
-	it('Require Business Reference (on by default): a preview run from the editor says every row without a reference would be sent, the production run refuses them all', async () => {
+	it('Require Business Reference (on by default): a preview run from the editor says of every row without a reference that a production execution refuses it, as the production run does', async () => {
 		const sheet = items('', [
 			['', 43_001],
 			['', 43_002],
@@ -156,7 +156,12 @@ describe('Preview Only, adversary', () => {
 		const preview = await runWorkflow(env.engine, workflowWith(parameters, CREDENTIAL_ID), { items: sheet, mode: 'manual' });
 		const real = await runWorkflow(env.engine, workflowWith({ ...parameters, preview: false }, CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
 
-		expect(outputOf(preview).map((item) => item.verdict)).toEqual(outputOf(real).map(asVerdict));
+		expect(outputOf(real).map(asVerdict)).toEqual(['would refuse', 'would refuse']);
+		// Sent when run from the editor (the manual real run is exempt), refused by the production run: the reason says so.
+		expect(outputOf(preview).map((item) => [item.verdict, String(item.reason).slice(0, 72)])).toEqual(
+			outputOf(real).map(() => ['would send', 'sent when run from the editor; a production execution (trigger, webhook,']),
+		);
+		expect(String(outputOf(preview)[0].reason)).toContain(String(outputOf(real)[0].error));
 	});
 
 	it('a Retry (currently saved workflow, Preview Only off) of a preview execution that failed after the Money node pays nobody and ends successfully', async () => {

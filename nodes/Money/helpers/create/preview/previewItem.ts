@@ -5,7 +5,8 @@ import { asNodeError } from '../../../../transport/errors';
 import { fieldError } from '../../validation';
 import type { OperationContext } from '../../../actions/node.type';
 import { checkedCreate } from '../createItem';
-import { readBusinessReference, rowAsGiven } from '../input';
+import { type CreateRequest, readBusinessReference, rowAsGiven } from '../input';
+import { requiredReferenceRefusal } from '../refusals';
 import { sentWith } from '../request/send';
 import { SentCreates } from '../request/sentCreates';
 import { Preview } from './previewRun';
@@ -31,6 +32,13 @@ function rowHasReference(context: IExecuteFunctions, itemIndex: number): boolean
 	} catch {
 		return false;
 	}
+}
+
+/** A row without a Business Reference run from the editor: sent now, refused by a production execution (Require Business Reference). */
+function productionRefusal(context: IExecuteFunctions, create: CreateRequest): string | null {
+	if (create.businessReference !== '' || context.getMode() !== 'manual') return null;
+	const refusal = requiredReferenceRefusal(context, create.itemIndex);
+	return refusal ? `sent when run from the editor; a production execution (trigger, webhook, schedule, Retry) refuses it: ${refusal.message}` : null;
 }
 
 const previews = new WeakMap<IExecuteFunctions, Promise<Preview>>();
@@ -71,7 +79,7 @@ export async function previewItem(this: IExecuteFunctions, resource: Transaction
 					? `made before in this execution under its key: the Money API answers from its record, nothing moves`
 					: unanswered
 						? 'sent before without an answer: the Money API may already hold it (then it answers from its record and nothing moves)'
-						: null,
+						: productionRefusal(context, create),
 				...sentWith(resource, body, create.businessReference),
 				...(resource === 'payout' ? { sends_after_seconds: Math.ceil(sendsAfterMs / 1000) } : {}),
 				idempotency_key: create.businessReference !== '' || preview.defaultKeysKnown ? idempotencyKey : null,
