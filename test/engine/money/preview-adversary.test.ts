@@ -436,6 +436,8 @@ describe('Preview Only, adversary (more)', () => {
 		await env.sb.control.updateClient(env.sb.info.clientId, {
 			limits: { velocityLimit: 2, velocityWindowSeconds: 60 },
 		});
+		// The sandbox's window still holds the payouts of the tests before this one: its clock moves past them.
+		await env.sb.control.setClockOffset(120);
 		const sheet = items(`vfail-${Date.now()}`, [
 			['1', 49_401],
 			['2', 49_402],

@@ -68,7 +68,7 @@ export async function previewItem(this: IExecuteFunctions, resource: Transaction
 			const unanswered = sentCreates.isUncertain(idempotencyKey);
 			const attempt = { resource, itemIndex, idempotencyKey, currency: String(body.currency), accountNumber: body.account_number as string | undefined, amount: body.amount as number };
 			const sendsAfterMs = run.elapsedMs;
-			await run.send(context, attempt, async () => ({ body: {}, headers: {}, unansweredAttempts: 0 }), () => madeBefore);
+			await run.send(context, attempt, async () => preview.api.answer(this.getNode(), attempt, madeBefore), () => madeBefore);
 			// Accepted under its key in the scratch memory, as the real run's send records it: a later row of the same payment reads as made before.
 			sentCreates.remember(idempotencyKey, body);
 			sentCreates.accepted(idempotencyKey);
@@ -98,6 +98,6 @@ export async function previewItem(this: IExecuteFunctions, resource: Transaction
 			};
 		}
 	}
-	if (itemIndex === this.getInputData().length - 1) await preview.summarise(this, resource, operation);
+	if (itemIndex === this.getInputData().length - 1) preview.summarise(this, resource);
 	return [{ json: { ...json, preview: true }, pairedItem: { item: itemIndex } }];
 }
