@@ -9,7 +9,7 @@ export const previewField = (resource: TransactionResource): INodeProperties => 
 	type: 'boolean',
 	default: false,
 	noDataExpression: true,
-	description: `Whether to check every row as the create would and send nothing that moves money: each row's verdict (would send, or would refuse and why), the run's totals${resource === 'payout' ? ' against the account balance and how long the velocity limit makes the run' : ''}`,
+	description: `Whether to check every row as the create would and send nothing that moves money: each row's verdict (would send, or would refuse and why), the run's totals${resource === 'payout' ? ' against the account balance and how long the velocity limit makes the run' : ''}. Run the workflow anew after a preview: a Retry of a preview's execution keeps the preview's output.`,
 });
 
 const PAYOUT_CREATE = '$parameter.resource === "payout" && $parameter.operation === "create" && $parameter.preview !== true';

@@ -41,6 +41,6 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 
 /** Reads and checks the item, refuses what must not be sent, sends once (paced), optionally waits for the final status. */
 export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
-	if (isPreview(this)) return await previewItem.call(this, 'payout', itemIndex, context);
+	if (isPreview(this, itemIndex)) return await previewItem.call(this, 'payout', itemIndex, context);
 	return await createItem.call(this, 'payout', itemIndex, context);
 }

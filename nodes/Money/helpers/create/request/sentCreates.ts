@@ -102,6 +102,12 @@ export class SentCreates {
 		return this.entry(key)?.accepted === true;
 	}
 
+	/** True when a send under this key got no answer or a 5xx and none was accepted since: the API may hold it. */
+	isUncertain(key: string): boolean {
+		const entry = this.entry(key);
+		return entry?.uncertain === true && entry.accepted !== true;
+	}
+
 	get isEmpty(): boolean {
 		return Object.keys(this.byKey).length === 0;
 	}

@@ -14,7 +14,7 @@ interface PlannedPayout {
 	accountNumber?: unknown;
 }
 
-interface WalletBalance {
+export interface WalletBalance {
 	number: string;
 	value: number;
 	currency: string;
