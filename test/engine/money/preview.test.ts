@@ -177,6 +177,8 @@ const verdictOf = (item: IDataObject): string => (item.outcome === 'failed' ? 'w
 
 const hintText = (result: RunResult): string => hintsOf(result).join('\n');
 
+const SWITCH = 'Preview Only (preview) is one switch for the whole run';
+
 async function paidAmounts(amounts: number[]): Promise<number[]> {
 	const ledger = await env.sb.control.ledger();
 	return ledger.payouts.map((entry) => Math.abs(entry.amount.value)).filter((amount) => amounts.includes(amount));
@@ -408,16 +410,24 @@ describe('Preview Only on the paths a run takes (more)', () => {
 		expect(hintText(preview)).toContain('1 of 3 rows would be sent, 1 refused (item 2); On Error is Stop Workflow: the run stops at item 2 and does not reach the row after it');
 	});
 
-	it('Preview Only given by an expression that gives the text "true" (a sheet column dryRun) does not pay: the item is refused naming Preview Only', async () => {
+	it('Preview Only given by an expression (a sheet column dryRun holding "true") does not pay: the item is refused naming Preview Only', async () => {
 		const sheet = items(`dry-${Date.now()}`, [['1', 47_001]]).map((item) => ({
 			json: { ...item.json, dryRun: 'true' },
 		}));
 		const result = await runWorkflow(env.engine, workflowWith(payoutParameters(false, { preview: '={{ $json.dryRun }}' }), CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
 		expect({
 			outcome: outputOf(result)[0]?.outcome,
-			error: String(outputOf(result)[0]?.error).slice(0, 'Preview Only (preview) must be true or false'.length),
+			error: String(outputOf(result)[0]?.error).slice(0, SWITCH.length),
 			paid: await paidAmounts([47_001]),
-		}).toEqual({ outcome: 'failed', error: 'Preview Only (preview) must be true or false', paid: [] });
+		}).toEqual({ outcome: 'failed', error: SWITCH, paid: [] });
+	});
+
+	it('Preview Only mapped from a column that differs between rows pays no row whose value is true: a row that disagrees with the first is refused naming Preview Only', async () => {
+		const sheet = items(`dry-mixed-${Date.now()}`, [['1', 47_101], ['2', 47_102]]).map((item, index) => ({ json: { ...item.json, dryRun: index === 1 } }));
+		const result = await runWorkflow(env.engine, workflowWith(payoutParameters(false, { preview: '={{ $json.dryRun }}' }), CREDENTIAL_ID), { items: sheet, mode: 'trigger' });
+		const second = outputOf(result)[1];
+		expect({ outcome: second?.outcome, error: String(second?.error).slice(0, SWITCH.length) }).toEqual({ outcome: 'failed', error: SWITCH });
+		expect(await paidAmounts([47_102])).toEqual([]);
 	});
 
 	it('a preview that failed as a whole (its credential could not be read), then a Retry with the credential fixed and Preview Only off, pays: not refused as a run n8n lost in a crash', async () => {

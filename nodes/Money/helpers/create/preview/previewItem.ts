@@ -12,16 +12,17 @@ import { SentCreates } from '../request/sentCreates';
 import { Preview } from './previewRun';
 
 /**
- * The node parameter Preview Only (descriptions/preview.ts), one setting for the whole run. Only a
- * boolean decides: an expression giving anything else (the text "true" of a sheet column) refuses the
- * item, sending nothing, rather than guess which of a preview or a payment was meant.
+ * The node parameter Preview Only (descriptions/preview.ts): one switch for the whole run. n8n 2.x
+ * never evaluates it (a parameter without data expressions keeps an expression as its text); a
+ * value that is not a boolean, or one that differs from the first item's, refuses the item.
  */
 export function isPreview(context: IExecuteFunctions, itemIndex: number): boolean {
-	const preview = context.getNodeParameter('preview', 0, false);
-	if (typeof preview === 'boolean') return preview;
+	const first = context.getNodeParameter('preview', 0, false);
+	const own = itemIndex === 0 ? first : context.getNodeParameter('preview', itemIndex, false);
+	if (typeof first === 'boolean' && own === first) return first;
 	throw fieldError(
 		context.getNode(),
-		{ parameter: 'preview', label: 'Preview Only', field: 'preview', rule: `must be true or false, the expression gave ${JSON.stringify(preview)}: map a boolean (for a sheet column, {{ $json.dryRun === 'true' }})` },
+		{ parameter: 'preview', label: 'Preview Only', field: 'preview', rule: `is one switch for the whole run: turn it on or off in the node, not from item data (it read ${JSON.stringify(own)})` },
 		itemIndex,
 	);
 }
