@@ -12,7 +12,7 @@ import { SentCreates } from '../request/sentCreates';
 import { Preview } from './previewRun';
 
 /**
- * The node parameter Preview Only (descriptions/preview.ts): one switch for the whole run. n8n 2.x
+ * The node parameter Preview Only (descriptions/preview.ts): one switch for the whole run. n8n (2.41, 1.123)
  * never evaluates it (a parameter without data expressions keeps an expression as its text); a
  * value that is not a boolean, or one that differs from the first item's, refuses the item.
  */
