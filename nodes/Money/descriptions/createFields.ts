@@ -8,6 +8,7 @@ import {
 	identifierTypeOptions,
 	type TransactionResource,
 } from '../../api/values';
+import { yourId } from '../helpers/businessReference';
 import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/run/createRun';
 import { PARTY_PARAMETERS } from '../helpers/validation';
 import { byDisplayName, optionsCollection, retryOptions } from './options';
@@ -106,9 +107,9 @@ export const businessReferenceField = (resource: TransactionResource): INodeProp
 	type: 'string',
 	default: '',
 	placeholder: resource === 'charge' ? 'e.g. order-10045' : 'e.g. payout-10045',
-	hint: `Map your own ${resource === 'charge' ? 'order or invoice ID' : 'payout ID, one per row'}: with it, running the workflow again never ${resource === 'charge' ? 'charges' : 'pays'} twice; without it, only a Retry of this execution is recognised. <a href="${RERUNS_DOC}">Every way a create runs again</a>`,
+	hint: `Map your own ${resource === 'charge' ? yourId(resource) : `${yourId(resource)}, one per row`}: with it, running the workflow again never ${resource === 'charge' ? 'charges' : 'pays'} twice; without it, only a Retry of this execution is recognised. <a href="${RERUNS_DOC}">Every way a create runs again</a>`,
 	description:
-		'Your own unique ID for this payment (an order or invoice ID). When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this execution’s run of the node and the item: a Retry of the execution reuses it, a new execution does not.',
+		`Your own unique ID for this ${resource}, such as your ${yourId(resource)}. When set, the idempotency key is derived from it, so running the workflow again can never move this money twice; the same reference with other values is refused (IDEMPOTENCY_CONFLICT). It is also stored in the transaction metadata (n8n_business_reference) for Reconcile. When empty, the key is tied to this execution’s run of the node and the item: a Retry of the execution reuses it, a new execution does not.`,
 });
 
 /** A create in a production execution needs a Business Reference unless this is turned off (docs/decisions.md#d8). */
@@ -120,14 +121,13 @@ export const requireBusinessReferenceField = (resource: TransactionResource): IN
 	description: `Whether to refuse, before any request, a ${resource} without a Business Reference in a production execution (trigger, webhook, schedule, Retry of an execution; manual runs in the editor are not affected)`,
 });
 
-export const requireBusinessReferenceOffNotice: INodeProperties = {
-	displayName:
-		'Without a Business Reference, only the node’s own retries, Retry On Fail and a Retry of this execution are recognised. Running the workflow again, a second trigger event, or re-sending the rows after a queue-mode worker crash pays again, and a payment whose answer was lost cannot be told apart from a new one.',
+export const requireBusinessReferenceOffNotice = (resource: TransactionResource): INodeProperties => ({
+	displayName: `Without a Business Reference, only the node’s own retries, Retry On Fail and a Retry of this execution are recognised. Running the workflow again, a second trigger event, or re-sending the rows after a queue-mode worker crash ${resource === 'charge' ? 'charges' : 'pays'} again, and a ${resource} whose answer was lost cannot be told apart from a new one.`,
 	name: 'requireBusinessReferenceOffNotice',
 	type: 'notice',
 	default: '',
 	displayOptions: { show: { requireBusinessReference: [false] } },
-};
+});
 
 /** Account Number, Message, Metadata and the payment reference; the wallet is credited by a charge, debited by a payout. */
 export const additionalFields = (walletEffect: 'credit' | 'debit'): INodeProperties => ({

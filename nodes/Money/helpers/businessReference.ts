@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import type { TransactionResource } from '../../api/values';
 import type { FieldProblem } from './validation';
 
 /**
@@ -7,6 +8,9 @@ import type { FieldProblem } from './validation';
  * merchant's record that only knows its own order or payout id.
  */
 export const BUSINESS_REFERENCE_METADATA_FIELD = 'n8n_business_reference';
+
+/** What a user maps as the Business Reference of a charge or a payout, in the words of the panel and the errors. */
+export const yourId = (resource: TransactionResource): string => (resource === 'charge' ? 'order or invoice ID' : 'payout ID');
 
 /**
  * Writes the Business Reference into the create body's metadata, beside the user's own entries.

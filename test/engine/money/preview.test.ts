@@ -55,6 +55,13 @@ function workflowWith(parameters: IDataObject, credentialId = SLOW) {
 	return buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
 }
 
+/** A Retry of `failed` on a workflow of these nodes (by default chained), as a user edits the workflow before retrying. */
+const retryOn = (failed: RunResult, nodes: INode[], connections = chain(nodes)): Promise<RunResult> =>
+	retryExecution(env.engine, buildWorkflow(env.engine, { nodes, connections }), failed);
+
+/** The same node (its id) with other parameters: Preview Only switched, as a user does before a Retry. */
+const withPreview = (node: INode, preview: boolean): INode => ({ ...node, parameters: { ...node.parameters, preview } });
+
 const items = (run: string, entries: Array<[string, string | number, string?]>): INodeExecutionData[] =>
 	entries.map(([ref, amount, identifier]) => ({ json: { ref: ref === '' ? '' : `${run}-${ref}`, amount, identifier: identifier ?? 'GM-1002' } }));
 
@@ -149,8 +156,7 @@ describe('Preview Only', () => {
 		expect(failed.error()?.message).toContain('INSUFFICIENT_FUNDS');
 		const memory = JSON.stringify(failed.run.data.executionData?.contextData);
 
-		const previewNode = moneyNode({ parameters: { ...parameters, preview: true } as never });
-		const previewed = await retryExecution(env.engine, buildWorkflow(env.engine, { nodes: [trigger, { ...previewNode, id: money.id }], connections: chain([trigger, money]) }), failed);
+		const previewed = await retryOn(failed, [trigger, withPreview(money, true)]);
 		// Row 3 still overdraws the wallet (topped up only after the preview): the preview says so, as a real Retry now would.
 		expect(outputOf(previewed).map((item) => [item.verdict, item.reason === null ? null : String(item.reason).includes('INSUFFICIENT_FUNDS') ? 'overdraws' : 'made before'])).toEqual([
 			['would send', 'made before'],
@@ -286,18 +292,7 @@ describe('Preview Only on the paths a run takes', () => {
 			position: [0, 0],
 			parameters: {},
 		};
-		const real = {
-			...money,
-			parameters: { ...money.parameters, preview: false },
-		} as INode;
-		const retried = await retryExecution(
-			env.engine,
-			buildWorkflow(env.engine, {
-				nodes: [trigger, real, fixed],
-				connections: chain([trigger, real, fixed]),
-			}),
-			failed,
-		);
+		const retried = await retryOn(failed, [trigger, withPreview(money, false), fixed]);
 		expect(retried.error()).toBeUndefined();
 		// Had no preview run, the two rows would be paid by now (or the Retry would say why not).
 		expect(await paidAmounts([44_001, 44_002])).toEqual([44_001, 44_002]);
@@ -360,18 +355,7 @@ describe('Preview Only on the paths a run takes', () => {
 			position: [0, 0],
 			parameters: {},
 		};
-		const real = {
-			...money,
-			parameters: { ...money.parameters, preview: false },
-		} as INode;
-		const retried = await retryExecution(
-			env.engine,
-			buildWorkflow(env.engine, {
-				nodes: [trigger, loop, real, fixed],
-				connections: connect(fixed),
-			}),
-			failed,
-		);
+		const retried = await retryOn(failed, [trigger, loop, withPreview(money, false), fixed], connect(fixed));
 		const secondBatch = outputOf(retried, 'Money', 1);
 		expect(secondBatch.map((item) => [item.outcome, item.error ?? null])).toEqual([['created', null]]);
 	});
@@ -451,21 +435,8 @@ describe('Preview Only on the paths a run takes (more)', () => {
 		);
 		expect(failed.error()).toBeDefined();
 
-		const real = {
-			...moneyNode({
-				parameters: { ...parameters, preview: false } as never,
-				settings: CONTINUE,
-			}),
-			id: broken.id,
-		};
-		const retried = await retryExecution(
-			env.engine,
-			buildWorkflow(env.engine, {
-				nodes: [trigger, real],
-				connections: chain([trigger, real]),
-			}),
-			failed,
-		);
+		const fixed = { ...withPreview(broken, false), credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: 'Money API account' } }, ...CONTINUE };
+		const retried = await retryOn(failed, [trigger, fixed]);
 		expect(outputOf(retried).map((item) => [item.outcome, item.error ?? null])).toEqual([['created', null]]);
 	});
 
@@ -497,21 +468,7 @@ describe('Preview Only on the paths a run takes (more)', () => {
 		await env.sb.control.clearFaults();
 		expect(failed.error()).toBeDefined();
 
-		const previewNode = {
-			...moneyNode({
-				parameters: { ...parameters, preview: true } as never,
-				credentialId: CREDENTIAL_ID,
-			}),
-			id: money.id,
-		};
-		const previewed = await retryExecution(
-			env.engine,
-			buildWorkflow(env.engine, {
-				nodes: [trigger, previewNode],
-				connections: chain([trigger, previewNode]),
-			}),
-			failed,
-		);
+		const previewed = await retryOn(failed, [trigger, withPreview(money, true)]);
 		const retried = await retryExecution(env.engine, workflow, failed);
 		expect(outputOf(retried).map((item) => item.outcome)).toEqual(['replayed', 'created']);
 		expect(hintText(previewed)).toContain('total 49302 XOF (up to 98603 XOF with the 1 sent before without an answer, which the Money API may already hold)');

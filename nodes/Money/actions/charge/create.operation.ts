@@ -32,7 +32,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	accountTypeField(PAYER),
 	businessReferenceField('charge'),
 	requireBusinessReferenceField('charge'),
-	requireBusinessReferenceOffNotice,
+	requireBusinessReferenceOffNotice('charge'),
 	additionalFields('credit'),
 	...toolModeFields('charge', 'charge'),
 	previewField('charge'),

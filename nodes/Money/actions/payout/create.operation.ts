@@ -32,7 +32,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	accountTypeField(BENEFICIARY),
 	businessReferenceField('payout'),
 	requireBusinessReferenceField('payout'),
-	requireBusinessReferenceOffNotice,
+	requireBusinessReferenceOffNotice('payout'),
 	additionalFields('debit'),
 	...toolModeFields('payout', 'pay out'),
 	previewField('payout'),

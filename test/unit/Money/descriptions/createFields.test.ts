@@ -36,8 +36,19 @@ describe('create panels show a notice only when the settings need it', () => {
 		for (const hint of [charge, payout]) expect(hint).toMatch(/<a href="https:\/\/github\.com\/[^"]+docs\/idempotency\.md[^"]*"/);
 	});
 
-	it('the Require Business Reference notice while it is off', () => {
-		expect(noticesShown({ resource: 'payout', operation: 'create', requireBusinessReference: false })).toHaveLength(1);
+	it('the Require Business Reference notice while it is off, in the words of the resource', () => {
+		const [charge, payout] = RESOURCES.map((resource) => noticesShown({ resource, operation: 'create', requireBusinessReference: false }));
+		expect([charge.length, payout.length]).toEqual([1, 1]);
+		expect(charge[0]).toContain('charges again');
+		expect(charge[0]).not.toMatch(/pay/);
+		expect(payout[0]).toContain('pays again');
+	});
+
+	it('the Business Reference description names what to map for the resource', () => {
+		const [charge, payout] = RESOURCES.map((resource) => String(parameter(createPanel(resource), 'businessReference').description));
+		expect(charge).toContain('order or invoice ID');
+		expect(payout).toContain('payout ID');
+		expect(payout).not.toContain('invoice');
 	});
 });
 

@@ -38,7 +38,7 @@ function rowHasReference(context: IExecuteFunctions, itemIndex: number): boolean
 /** A row without a Business Reference run from the editor: sent now, refused by a production execution (Require Business Reference). */
 function productionRefusal(context: IExecuteFunctions, create: CreateRequest): string | null {
 	if (create.businessReference !== '' || context.getMode() !== 'manual') return null;
-	const refusal = requiredReferenceRefusal(context, create.itemIndex);
+	const refusal = requiredReferenceRefusal(context, create.resource, create.itemIndex);
 	return refusal ? `sent when run from the editor; a production execution (trigger, webhook, schedule, Retry) refuses it: ${refusal.message}` : null;
 }
 

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../../api/values';
+import { yourId } from '../../businessReference';
 import { fieldError } from '../../validation';
 import type { CreateRequest } from '../input';
 import { type MovementChange, SentCreates } from '../request/sentCreates';
@@ -57,7 +58,7 @@ function withoutReferenceRefusal(context: IExecuteFunctions, { resource, itemInd
 	const refusal = (rule: string) => fieldError(context.getNode(), { parameter: 'businessReference', label: 'Business Reference', field: 'idempotency-key', rule }, itemIndex);
 	if (context.getMode() === 'integrated') {
 		return refusal(
-			`is required in a sub-workflow (rule "Sub-workflows need a Business Reference"): n8n starts the sub-workflow as a new execution on every call, a Retry of the calling workflow included, so without one a ${resource} already made would be made again; map your own order or payout ID`,
+			`is required in a sub-workflow (rule "Sub-workflows need a Business Reference"): n8n starts the sub-workflow as a new execution on every call, a Retry of the calling workflow included, so without one a ${resource} already made would be made again; map your own ${yourId(resource)}`,
 		);
 	}
 	if (replaysLostRun(context)) {
@@ -68,20 +69,20 @@ function withoutReferenceRefusal(context: IExecuteFunctions, { resource, itemInd
 			"n8n was stopped in the middle of this node's earlier run and its memory of that run was not saved, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution (Get Many over its time), then send only the missing rows in a new execution, with a Business Reference. Do not map a Business Reference and retry this execution: the rows paid before the crash were paid without one, and would be paid again.",
 		);
 	}
-	return context.getMode() === 'manual' ? undefined : requiredReferenceRefusal(context, itemIndex);
+	return context.getMode() === 'manual' ? undefined : requiredReferenceRefusal(context, resource, itemIndex);
 }
 
 /**
  * The node's setting Require Business Reference, for a row without one: the refusal a production
  * execution gives (a run from the editor is exempt; Preview Only names it there, preview/previewItem.ts).
  */
-export function requiredReferenceRefusal(context: IExecuteFunctions, itemIndex: number): NodeOperationError | undefined {
+export function requiredReferenceRefusal(context: IExecuteFunctions, resource: TransactionResource, itemIndex: number): NodeOperationError | undefined {
 	if (context.getNodeParameter('requireBusinessReference', itemIndex, true) === false) return undefined;
 	// A Retry keeps the run's Business References (runIdentity.ts): one mapped now applies to new executions only.
 	const advice =
 		context.getMode() === 'retry'
-			? 'to finish this execution (a Retry counts as production), turn the setting off and Retry with the currently saved workflow: the rows already made are answered from the Money API\'s record; map your own order or payout ID for new executions'
-			: 'map your own order or payout ID, or turn the setting off';
+			? `to finish this execution (a Retry counts as production), turn the setting off and Retry with the currently saved workflow: the rows already made are answered from the Money API's record; map your own ${yourId(resource)} for new executions`
+			: `map your own ${yourId(resource)}, or turn the setting off`;
 	return fieldError(
 		context.getNode(),
 		{ parameter: 'businessReference', label: 'Business Reference', field: 'idempotency-key', rule: `is required in production executions by this node's setting "Require Business Reference" (on by default): ${advice}` },
