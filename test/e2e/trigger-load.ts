@@ -71,19 +71,19 @@ export function build(ctx: E2eContext): CasePart {
 	}
 
 	/**
-	 * The event an execution ran: the id the Received node saw, else the Money Trigger's item
-	 * (n8n 1.123 on SQLite without a pool writes an execution's status and its data in two
-	 * statements: killed between them, it keeps `success` with the data it started with).
+	 * The event an execution ran: the id the Received node saw, else the Money Trigger's output, else
+	 * the trigger's item on the execution stack. n8n 1.123 on SQLite without a pool writes an
+	 * execution's status and its data in two statements: killed between them, it keeps `success` with
+	 * the data it started with. n8n's crash recovery gives a node that finished an artificial item
+	 * ({ isArtificialRecoveredEventItem: true }) in place of its output: only a string is an id.
 	 */
 	function eventOf(execution: Execution): string | undefined {
-		const received = (ctx.output(execution, 'Received') || [])[0];
-		if (received) return String(received.received);
-		const triggered = (ctx.output(execution, 'Money Trigger') || [])[0];
-		if (triggered) return String(triggered.id);
-		const stack = execution.data?.executionData?.nodeExecutionStack;
-		const first = stack && stack[0] && stack[0].data && stack[0].data.main && stack[0].data.main[0] && stack[0].data.main[0][0];
-		return first && first.json ? String(first.json.id) : undefined;
+		const stacked = execution.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
+		return receivedId(execution) ?? stringId((ctx.output(execution, 'Money Trigger') || [])[0]?.id) ?? stringId(stacked?.id);
 	}
+
+	const receivedId = (execution: Execution) => stringId((ctx.output(execution, 'Received') || [])[0]?.received);
+	const stringId = (value: unknown) => (typeof value === 'string' ? value : undefined);
 
 	/** Executions per event id, of one status or of any. */
 	function runsPerEvent(list: Execution[], status?: string): Map<string, number> {
@@ -102,11 +102,11 @@ export function build(ctx: E2eContext): CasePart {
 		const started = runsPerEvent(list);
 		const acknowledged = events.filter((event) => sent.acknowledged.has(event.id));
 		const lost = acknowledged.filter((event) => !perEvent.has(event.id)).length;
-		// An execution whose data names no event (n8n's crash recovery rewrites a crashed one's data) stands for at most one.
+		// An execution whose data names no event stands for at most one.
 		const unknown = [...started.keys()].filter((id) => id.startsWith('unknown execution')).length;
 		const withoutExecution = Math.max(0, acknowledged.filter((event) => !started.has(event.id)).length - unknown);
 		const twice = [...perEvent.values()].filter((count) => count > 1).length;
-		const withoutOutput = list.filter((execution) => execution.status === 'success' && !ctx.output(execution, 'Received')).length;
+		const withoutOutput = list.filter((execution) => execution.status === 'success' && receivedId(execution) === undefined).length;
 		const byStatus: Record<string, number> = {};
 		for (const execution of list) byStatus[execution.status] = (byStatus[execution.status] || 0) + 1;
 		const answers: Record<string, number> = {};
