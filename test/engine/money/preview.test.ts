@@ -62,6 +62,12 @@ const retryOn = (failed: RunResult, nodes: INode[], connections = chain(nodes)):
 /** The same node (its id) with other parameters: Preview Only switched, as a user does before a Retry. */
 const withPreview = (node: INode, preview: boolean): INode => ({ ...node, parameters: { ...node.parameters, preview } });
 
+/** A step after the payouts that fails on this execution: a Transaction Get whose ID reads a field the items lack. */
+const failingCheck = (): INode => moneyNode({ name: 'Check', parameters: { resource: 'transaction', operation: 'get', transactionId: '={{ $json.noSuchField }}' } as never });
+
+/** That step as the user fixes it before the Retry: the same node (its id), now one that passes its items on. */
+const fixedCheck = (failing: INode): INode => ({ id: failing.id, name: 'Check', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0], parameters: {} });
+
 const items = (run: string, entries: Array<[string, string | number, string?]>): INodeExecutionData[] =>
 	entries.map(([ref, amount, identifier]) => ({ json: { ref: ref === '' ? '' : `${run}-${ref}`, amount, identifier: identifier ?? 'GM-1002' } }));
 
@@ -261,15 +267,8 @@ describe('Preview Only on the paths a run takes', () => {
 				options: { maxRetries: 0, retryBaseDelayMs: 2 },
 			}) as never,
 		});
-		// A step after the payouts that fails on this execution (say, a sheet update the preview's items do not fit).
-		const failing = moneyNode({
-			name: 'Check',
-			parameters: {
-				resource: 'transaction',
-				operation: 'get',
-				transactionId: '={{ $json.noSuchField }}',
-			} as never,
-		});
+		// Say, a sheet update the preview's items do not fit.
+		const failing = failingCheck();
 		const failed = await runWorkflow(
 			env.engine,
 			buildWorkflow(env.engine, {
@@ -284,14 +283,7 @@ describe('Preview Only on the paths a run takes', () => {
 		expect(failed.error()).toBeDefined();
 		expect(outputOf(failed).map((item) => item.verdict)).toEqual(['would send', 'would send']);
 
-		const fixed: INode = {
-			id: failing.id,
-			name: 'Check',
-			type: 'n8n-nodes-base.noOp',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		};
+		const fixed = fixedCheck(failing);
 		const retried = await retryOn(failed, [trigger, withPreview(money, false), fixed]);
 		expect(retried.error()).toBeUndefined();
 		// Had no preview run, the two rows would be paid by now (or the Retry would say why not).
@@ -316,14 +308,7 @@ describe('Preview Only on the paths a run takes', () => {
 			parameters: parameters as never,
 			settings: CONTINUE,
 		});
-		const failing = moneyNode({
-			name: 'Check',
-			parameters: {
-				resource: 'transaction',
-				operation: 'get',
-				transactionId: '={{ $json.noSuchField }}',
-			} as never,
-		});
+		const failing = failingCheck();
 		const connect = (check: INode): IConnections => ({
 			Start: { main: [[{ node: loop.name, type: 'main', index: 0 }]] },
 			[loop.name]: {
@@ -347,14 +332,7 @@ describe('Preview Only on the paths a run takes', () => {
 		expect(failed.error()).toBeDefined();
 		expect(outputOf(failed).map((item) => item.verdict)).toEqual(['would send']);
 
-		const fixed: INode = {
-			id: failing.id,
-			name: 'Check',
-			type: 'n8n-nodes-base.noOp',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		};
+		const fixed = fixedCheck(failing);
 		const retried = await retryOn(failed, [trigger, loop, withPreview(money, false), fixed], connect(fixed));
 		const secondBatch = outputOf(retried, 'Money', 1);
 		expect(secondBatch.map((item) => [item.outcome, item.error ?? null])).toEqual([['created', null]]);
