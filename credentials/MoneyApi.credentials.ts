@@ -9,7 +9,7 @@ import type {
 	Icon,
 } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../nodes/api/routes';
+import { MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../nodes/api/values';
 import { signMoneyRequest } from './signing/signRequest';
 
 /** Stored in the expirable field in API-key mode, where no bearer token exists. */

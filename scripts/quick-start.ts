@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 import * as rt from './n8n';
-import { MONEY_API_CREDENTIAL_TYPE } from '../nodes/api/routes';
+import { MONEY_API_CREDENTIAL_TYPE } from '../nodes/api/values';
 import { moneyCredentialFor } from '../sandbox/control/credential';
 import { startSandbox, type SandboxHandle } from './sandbox-process';
 import { seedDailyReconciliationOnce } from '../test/fixtures/daily-reconciliation';

@@ -1,6 +1,6 @@
 import type { INodeExecutionData, Workflow } from 'n8n-workflow';
 
-import { minimumPacedDurationMs } from '../../nodes/Money/helpers/create/run/pacing';
+import { minimumPacedDurationMs } from '../../nodes/Money/helpers/create/pacing';
 import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, moneyNode } from '../../test/harness/engine';
 import { accepted } from '../../test/harness/outcome';
 import { collectGarbage } from '../env';

@@ -1,9 +1,9 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
+import { TIMESTAMP_TOLERANCE_SECONDS } from '../../nodes/api/values';
+
 /** docs/signing.md: a request without a body is signed as the JSON encoding of an empty string. */
 export const EMPTY_BODY_STRING = '""';
-
-export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 
 export type SignedBody = string | Buffer;
 

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
+import { MONEY_API_CREDENTIAL_TYPE } from '../api/values';
 import * as account from './actions/account';
 import * as charge from './actions/charge';
 import * as payout from './actions/payout';

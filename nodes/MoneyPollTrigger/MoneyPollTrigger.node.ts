@@ -1,8 +1,7 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
-import { LIST_PAGE_SIZE_MAX } from '../api/values';
+import { LIST_PAGE_SIZE_MAX, MONEY_API_CREDENTIAL_TYPE } from '../api/values';
 import { channelsFilter, statusesFilter } from '../events/filterFields';
 import type { MoneyEventItem } from '../events/item';
 import { pollNewTransactions } from './polling/listing';

@@ -7,8 +7,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
-import { resourceOptions, TRANSACTION_RESOURCES } from '../api/values';
+import { MONEY_API_CREDENTIAL_TYPE, TRANSACTION_RESOURCES } from '../api/values';
+import { resourceOptions } from '../api/options';
 import { confirmWithApi } from '../events/confirm';
 import { channelsFilter, statusesFilter } from '../events/filterFields';
 import { asStringList, passesFilters } from '../events/filters';

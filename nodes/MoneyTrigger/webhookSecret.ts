@@ -1,6 +1,6 @@
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../api/routes';
+import { MONEY_API_CREDENTIAL_TYPE } from '../api/values';
 
 /**
  * The credential's Webhook Secret for a delivery: read at most once per FRESH_MS per trigger node,

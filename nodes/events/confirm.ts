@@ -1,8 +1,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { itemRoute } from '../api/routes';
-import { TRANSACTION_RESOURCES, type TransactionResource } from '../api/values';
+import { itemRoute, TRANSACTION_RESOURCES, type TransactionResource } from '../api/values';
 import { moneyApiRequest } from '../transport/request';
 import { envelopeOfReadResponse, resourceOfEnvelope, statusOfEnvelope } from './envelope';
 import type { MoneyEvent } from './parse';

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { channelOptions, REVERSED_STATUS, statusOptions } from '../api/values';
+import { REVERSED_STATUS } from '../api/values';
+import { channelOptions, statusOptions } from '../api/options';
 
 /** The Statuses and Channels parameters of both triggers. */
 

@@ -1,45 +1,17 @@
 import type { IDataObject, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { TIMESTAMP_TOLERANCE_SECONDS } from '../../credentials/signing/signature';
+import { TIMESTAMP_TOLERANCE_SECONDS } from '../api/values';
+import { isTokenFailure, type MoneyApiFailure } from './failures';
 
-/**
- * What the node keeps of a failed call: the status, the API's error envelope and the few headers
- * that explain it. Never the request, its headers or the raw client error.
- */
-export interface MoneyApiFailure {
-	httpCode?: number;
-	errorCode?: string;
-	apiMessage?: string;
-	details?: IDataObject;
-	serverDate?: string;
-	retryAfterSeconds?: number;
-	transportMessage?: string;
-	attempts?: number;
-	/** A create whose outcome is unknown: its last attempt, or an earlier one, may have been carried out. */
-	createOutcomeUnknown?: boolean;
-	/** What the first earlier attempt that may have been carried out got ('no answer', 'HTTP 503'). */
-	earlierUnanswered?: string;
-}
+/** What the user reads: a failed call explained (its `error_code`, what to do), and the one shape of an item refused before any request. */
 
 export interface ExplainedFailure {
 	message: string;
 	description: string;
 }
 
-const LIMIT_FIELDS = [
-	'min_amount',
-	'max_amount',
-	'daily_cap',
-	'monthly_cap',
-	'velocity_limit',
-	'velocity_window_seconds',
-	'daily_total',
-	'monthly_total',
-	'limit',
-	'requested_amount',
-	'amount',
-];
+const LIMIT_FIELDS = ['min_amount', 'max_amount', 'daily_cap', 'monthly_cap', 'velocity_limit', 'velocity_window_seconds', 'daily_total', 'monthly_total', 'limit', 'requested_amount', 'amount'];
 
 /** A create whose answer does not say whether the API carried it out (docs/idempotency.md, "What `outcome` says"). */
 export const CREATE_OUTCOME_UNKNOWN =
@@ -87,11 +59,7 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 		'The beneficiary exists but cannot receive funds. Check the beneficiary identifier and account type.',
 	MERCHANT_ACCOUNT_NOT_CONFIGURED: () =>
 		'The merchant has no primary wallet configured. Ask the Money API provider to configure the merchant’s primary wallet.',
-	merchant_account_not_configured: () =>
-		'The merchant has no primary wallet configured. Ask the Money API provider to configure the merchant’s primary wallet.',
 	MERCHANT_PROFILE_INCOMPLETE: () =>
-		'The merchant profile is missing required fields (unique ID or wallet number). Ask the Money API provider to complete the merchant profile.',
-	merchant_profile_incomplete: () =>
 		'The merchant profile is missing required fields (unique ID or wallet number). Ask the Money API provider to complete the merchant profile.',
 	INSUFFICIENT_FUNDS: (failure) =>
 		withDetails(
@@ -108,8 +76,6 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 			describeDetails(failure.details, LIMIT_FIELDS) || describeDetails(failure.details),
 		),
 	MERCHANT_NOT_RESOLVED: () =>
-		'The merchant profile could not be loaded for this client. Ask the Money API provider to check the client’s merchant link.',
-	merchant_not_resolved: () =>
 		'The merchant profile could not be loaded for this client. Ask the Money API provider to check the client’s merchant link.',
 	merchant_not_linked: () =>
 		'This client is not linked to a merchant account. Ask the Money API provider to link the client to the merchant account.',
@@ -142,106 +108,76 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 		'Too many requests: the node already retried with backoff. Lower the request rate (fewer items or less concurrency) or raise Max Retries.',
 };
 
-const TOKEN_FAILURE = /token request failed/i;
-
-/**
- * Whether a failed attempt leaves open that the API carried the request out: no answer at all (a
- * token that could not be fetched aside: nothing was sent then), or any 5xx (a proxy answers 503 or
- * 502 after its upstream committed). A 4xx is a refusal made before anything is done.
- */
-export function mayHaveBeenCarriedOut(failure: MoneyApiFailure): boolean {
-	if (failure.httpCode === undefined) return !TOKEN_FAILURE.test(failure.transportMessage ?? '');
-	return failure.httpCode >= 500;
+/** The advice of a code; the lower-case codes of the transaction-details envelope share their upper-case twin's. */
+function adviceOf(code: string): AdviceFor | undefined {
+	return ADVICE_BY_CODE[code] ?? ADVICE_BY_CODE[code.toUpperCase()];
 }
 
 export function clockSkewSeconds(serverDate: string | undefined, nowMs: number): number | undefined {
-	if (!serverDate) return undefined;
-	const serverMs = Date.parse(serverDate);
-	if (Number.isNaN(serverMs)) return undefined;
-	return Math.round((nowMs - serverMs) / 1000);
-}
-
-function clockAdvice(skew: number): ExplainedFailure {
-	const direction = skew > 0 ? 'ahead of' : 'behind';
-	return {
-		message: `Money API rejected the request timestamp: this machine’s clock is ${Math.abs(skew)} s ${direction} the server’s (tolerance ${TIMESTAMP_TOLERANCE_SECONDS} s)`,
-		description:
-			'Requests are signed with the local time and refused when it differs from the server time by more than 300 seconds. Synchronise the clock of the machine running n8n (NTP), then run again.',
-	};
+	const serverMs = serverDate ? Date.parse(serverDate) : Number.NaN;
+	return Number.isNaN(serverMs) ? undefined : Math.round((nowMs - serverMs) / 1000);
 }
 
 export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.now()): ExplainedFailure {
 	const unknownOutcome = failure.createOutcomeUnknown
 		? ` ${failure.earlierUnanswered ? `An earlier attempt of this request got ${failure.earlierUnanswered}. ` : ''}${CREATE_OUTCOME_UNKNOWN}`
 		: '';
+	const attempts = failure.attempts && failure.attempts > 1 ? ` (${failure.attempts} attempts made)` : '';
+	if (failure.unexpectedAnswer !== undefined) {
+		return {
+			message: `The Money API's answer was not one it gives: HTTP ${failure.httpCode ?? '?'} with ${failure.unexpectedAnswer}`,
+			description: `Something other than the Money API may have answered (a proxy, a maintenance page, a wrong Base URL in the credential), so the answer was not taken as a result.${
+				failure.createOutcomeUnknown ? '' : ' Check the Base URL of the Money API credential, then try again later.'
+			}${attempts}${unknownOutcome}`,
+		};
+	}
 	if (failure.httpCode === 401) {
 		const skew = clockSkewSeconds(failure.serverDate, nowMs);
 		if (skew !== undefined && Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) {
-			const clock = clockAdvice(skew);
-			return { message: clock.message, description: `${clock.description}${unknownOutcome}` };
+			return {
+				message: `Money API rejected the request timestamp: this machine’s clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server’s (tolerance ${TIMESTAMP_TOLERANCE_SECONDS} s)`,
+				description: `Requests are signed with the local time and refused when it differs from the server time by more than 300 seconds. Synchronise the clock of the machine running n8n (NTP), then run again.${unknownOutcome}`,
+			};
 		}
 	}
-
-	if (failure.httpCode === undefined && failure.transportMessage && TOKEN_FAILURE.test(failure.transportMessage)) {
+	if (isTokenFailure(failure)) {
 		const notSent = failure.createOutcomeUnknown ? 'so this attempt was not sent' : 'so nothing was sent to the Money API';
 		return {
-			message: failure.transportMessage,
+			message: failure.transportMessage ?? 'token request failed',
 			description: `No access token could be obtained, ${notSent}. Check the Token URL, Client ID and Client Secret of the Money API credential.${unknownOutcome}`,
 		};
 	}
-
 	if (failure.httpCode === undefined) {
-		const attempts = failure.attempts && failure.attempts > 1 ? ` after ${failure.attempts} attempts` : '';
+		const after = failure.attempts && failure.attempts > 1 ? ` after ${failure.attempts} attempts` : '';
 		return {
-			message: `Money API request failed${attempts}: ${failure.transportMessage ?? 'no response'}`,
+			message: `Money API request failed${after}: ${failure.transportMessage ?? 'no response'}`,
 			description: `No answer was received from the Money API. Check the Base URL and the network.${unknownOutcome}`,
 		};
 	}
-
 	const code = failure.errorCode;
 	const apiMessage = failure.apiMessage ? `: ${failure.apiMessage}` : '';
-	const message = code
-		? `Money API error ${code} (HTTP ${failure.httpCode})${apiMessage}`
-		: `Money API error (HTTP ${failure.httpCode})${apiMessage}`;
-	const advice = code ? ADVICE_BY_CODE[code] : undefined;
+	const message = `Money API error ${code ? `${code} ` : ''}(HTTP ${failure.httpCode})${apiMessage}`;
+	const advice = code ? adviceOf(code) : undefined;
 	const fallback =
-		GENERIC_ADVICE_BY_STATUS[failure.httpCode] ??
-		(failure.httpCode >= 500 ? 'The Money API failed.' : 'The Money API refused the request; fix it before sending it again.');
+		GENERIC_ADVICE_BY_STATUS[failure.httpCode] ?? (failure.httpCode >= 500 ? 'The Money API failed.' : 'The Money API refused the request; fix it before sending it again.');
 	let description = advice ? advice(failure) : code ? `Unrecognised error code ${code}. ${fallback}` : fallback;
 	if (!advice && failure.details) description = withDetails(description, describeDetails(failure.details));
 	// A read may simply be tried later; a create whose outcome is unknown may not (unknownOutcome says how).
 	if (failure.httpCode >= 500 && !failure.createOutcomeUnknown) description += ' Try again later.';
-	if (failure.attempts && failure.attempts > 1) description += ` (${failure.attempts} attempts made)`;
-	return { message, description: `${description}${unknownOutcome}` };
-}
-
-function redactText(text: string, secrets: string[]): string {
-	return secrets.reduce((result, secret) => result.split(secret).join('[redacted]'), text);
+	return { message, description: `${description}${attempts}${unknownOutcome}` };
 }
 
 function redactValue(value: unknown, secrets: string[]): unknown {
-	if (typeof value === 'string') return redactText(value, secrets);
+	if (typeof value === 'string') return secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), value);
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
-	if (value && typeof value === 'object') {
-		return Object.fromEntries(
-			Object.entries(value as IDataObject).map(([key, entry]) => [key, redactValue(entry, secrets)]),
-		);
-	}
+	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as IDataObject).map(([key, entry]) => [key, redactValue(entry, secrets)]));
 	return value;
 }
 
 /** Replaces every occurrence of the given secrets (the PIN, its ciphertext) in the failure's texts. */
 export function redactFailure(failure: MoneyApiFailure, secrets: Array<string | undefined>): MoneyApiFailure {
 	const present = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length > 0);
-	if (present.length === 0) return failure;
-	return redactValue(failure, present) as MoneyApiFailure;
-}
-
-export function failureSummary(failure: MoneyApiFailure): IDataObject {
-	const summary: IDataObject = { httpCode: failure.httpCode ?? null, error_code: failure.errorCode ?? null };
-	if (failure.apiMessage) summary.message = failure.apiMessage;
-	if (failure.details) summary.details = failure.details;
-	return summary;
+	return present.length === 0 ? failure : (redactValue(failure, present) as MoneyApiFailure);
 }
 
 /**
@@ -250,12 +186,10 @@ export function failureSummary(failure: MoneyApiFailure): IDataObject {
  */
 export function moneyApiError(node: INode, failure: MoneyApiFailure, itemIndex?: number): NodeApiError {
 	const { message, description } = explainFailure(failure);
-	const error = new NodeApiError(node, failureSummary(failure) as JsonObject, {
-		message,
-		description,
-		httpCode: failure.httpCode !== undefined ? String(failure.httpCode) : undefined,
-		itemIndex,
-	});
+	const summary: IDataObject = { httpCode: failure.httpCode ?? null, error_code: failure.errorCode ?? null };
+	if (failure.apiMessage) summary.message = failure.apiMessage;
+	if (failure.details) summary.details = failure.details;
+	const error = new NodeApiError(node, summary as JsonObject, { message, description, httpCode: failure.httpCode !== undefined ? String(failure.httpCode) : undefined, itemIndex });
 	error.context.error_code = failure.errorCode ?? null;
 	error.context.httpCode = failure.httpCode ?? null;
 	if (failure.details) error.context.details = failure.details;
@@ -270,6 +204,61 @@ export function asNodeError(node: INode, error: unknown, itemIndex: number): Nod
 		if (error.context.itemIndex === undefined) error.context.itemIndex = itemIndex;
 		return error;
 	}
-	const message = error instanceof Error ? error.message : String(error);
-	return new NodeOperationError(node, message, { itemIndex });
+	return new NodeOperationError(node, error instanceof Error ? error.message : String(error), { itemIndex });
+}
+
+/** A failed item's json (On Error: Continue): the message, what to do, the API's code and status, and what the node knows of the failure. */
+export function errorItemJson(error: NodeError): IDataObject {
+	const context = error.context ?? {};
+	const json: IDataObject = {
+		error: error.message,
+		description: error.description ?? null,
+		error_code: (context.error_code as string | undefined) ?? null,
+		httpCode: (context.httpCode as number | undefined) ?? (error instanceof NodeApiError && error.httpCode ? Number(error.httpCode) : null),
+	};
+	if (context.details) json.details = context.details as IDataObject;
+	if (context.field) json.field = context.field as string;
+	if (context.attempted === false) json.attempted = false;
+	if (context.cancelled === true) json.cancelled = true;
+	return json;
+}
+
+export interface NotSentContext {
+	/** The API field the refusal names, or what it concerns ('credential', 'idempotency-key'). */
+	field?: string;
+	/** The node parameter the editor points at (FieldProblem.parameter in helpers/validation.ts). */
+	parameter?: string;
+	error_code?: string | null;
+	httpCode?: number | null;
+	details?: IDataObject;
+	idempotency_key?: string;
+}
+
+/**
+ * The one shape of an item refused before any request of it went out: `attempted: false`, the
+ * message says what and why, the description what to do. Every refusal of the pack is one.
+ */
+export function notSent(node: INode, itemIndex: number | undefined, message: string, description: string, context: NotSentContext = {}): NodeOperationError {
+	const error = new NodeOperationError(node, message, { itemIndex, description });
+	Object.assign(error.context, context, { attempted: false });
+	return error;
+}
+
+/**
+ * The error that ends a node's work in a stopped execution, marked `cancelled`; `attempted: false`
+ * (a refusal) when nothing of it was sent, else it may have reached the Money API.
+ */
+export function cancelledError(node: INode, message: string, { itemIndex, attempted }: { itemIndex?: number; attempted: boolean }): NodeOperationError {
+	const error = attempted
+		? new NodeOperationError(node, message, {
+				itemIndex,
+				description: 'The execution was stopped. This request may have reached the Money API: look it up by its idempotency key or reference before sending it again.',
+			})
+		: notSent(node, itemIndex, message, 'The execution was stopped. Nothing was sent for this item.');
+	error.context.cancelled = true;
+	return error;
+}
+
+export function isCancellation(error: unknown): boolean {
+	return (error as { context?: { cancelled?: unknown } } | undefined)?.context?.cancelled === true;
 }

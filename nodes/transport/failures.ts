@@ -1,9 +1,25 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { MoneyApiFailure } from './errors';
-import { isRetryableNetworkError, isRetryableStatus, parseRetryAfter } from './retry';
-
-/** What a failed call leaves behind: status, the API's error envelope and two headers, never the request. */
+/**
+ * What a failed call leaves behind (the status, the API's error envelope, the Date and Retry-After
+ * headers, never the request), and whether it is sent again.
+ */
+export interface MoneyApiFailure {
+	httpCode?: number;
+	errorCode?: string;
+	apiMessage?: string;
+	details?: IDataObject;
+	serverDate?: string;
+	retryAfterSeconds?: number;
+	transportMessage?: string;
+	/** A 2xx that is not the answer the specification gives (a web page, `success: false`): what came back. */
+	unexpectedAnswer?: string;
+	attempts?: number;
+	/** A create whose outcome is unknown: its last attempt, or an earlier one, may have been carried out. */
+	createOutcomeUnknown?: boolean;
+	/** What the first earlier attempt that may have been carried out got ('no answer', 'HTTP 503'). */
+	earlierUnanswered?: string;
+}
 
 export interface FullResponse {
 	statusCode: number;
@@ -11,10 +27,73 @@ export interface FullResponse {
 	headers: Record<string, unknown>;
 }
 
-function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
-	if (!headers) return undefined;
-	const value = headers[name] ?? headers[name.toLowerCase()];
-	return typeof value === 'string' ? value : undefined;
+export interface RetryPolicy {
+	maxRetries: number;
+	baseDelayMs?: number;
+	maxDelayMs?: number;
+	/** A Retry-After longer than this is not waited for: the call fails instead. */
+	maxRetryAfterMs?: number;
+}
+
+export const DEFAULT_RETRY_POLICY: Required<RetryPolicy> = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: 120_000 };
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
+const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
+const RETRYABLE_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'ECONNREFUSED',
+	'ECONNABORTED',
+	'ETIMEDOUT',
+	'ESOCKETTIMEDOUT',
+	'EPIPE',
+	'EAI_AGAIN',
+	'ENETUNREACH',
+	'EHOSTUNREACH',
+	'ERR_SOCKET_CONNECTION_TIMEOUT',
+	'UND_ERR_SOCKET',
+]);
+const TOKEN_FAILURE = /token request failed/i;
+
+export function isRetryableStatus(statusCode: number): boolean {
+	return RETRYABLE_STATUSES.has(statusCode);
+}
+
+export function isRetryableNetworkError(code: string | undefined, message: string | undefined): boolean {
+	if (code && RETRYABLE_NETWORK_CODES.has(code)) return true;
+	return /socket hang up|timeout|network|ECONNRESET/i.test(message ?? '');
+}
+
+/**
+ * Whether a failed attempt leaves open that the API carried the request out: no answer at all (a
+ * token that could not be fetched aside: nothing was sent then), any 5xx (a proxy answers 503 or
+ * 502 after its upstream committed), or a 2xx that is not the API's answer. A 4xx is a refusal
+ * made before anything is done.
+ */
+export function mayHaveBeenCarriedOut(failure: MoneyApiFailure): boolean {
+	if (failure.unexpectedAnswer !== undefined) return true;
+	if (failure.httpCode === undefined) return !TOKEN_FAILURE.test(failure.transportMessage ?? '');
+	return failure.httpCode >= 500;
+}
+
+export function isTokenFailure(failure: MoneyApiFailure): boolean {
+	return failure.httpCode === undefined && TOKEN_FAILURE.test(failure.transportMessage ?? '');
+}
+
+/** Seconds to wait from a Retry-After header (delta-seconds or an HTTP date). */
+export function parseRetryAfter(value: unknown, nowMs: number = Date.now()): number | undefined {
+	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+	const text = String(value).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+	const date = Date.parse(text);
+	return Number.isNaN(date) ? undefined : Math.max(0, (date - nowMs) / 1000);
+}
+
+/** Exponential backoff with jitter: attempt n waits between half and all of base·2ⁿ (capped); a longer Retry-After wins. */
+export function retryDelayMs(attempt: number, policy: RetryPolicy, retryAfterSeconds?: number, random: () => number = Math.random): number {
+	const base = policy.baseDelayMs ?? DEFAULT_RETRY_POLICY.baseDelayMs;
+	const ceiling = Math.min(policy.maxDelayMs ?? DEFAULT_RETRY_POLICY.maxDelayMs, base * 2 ** attempt);
+	const backoff = Math.round(ceiling / 2 + random() * (ceiling / 2));
+	return retryAfterSeconds === undefined ? backoff : Math.max(backoff, Math.ceil(retryAfterSeconds * 1000));
 }
 
 export function isObject(value: unknown): value is IDataObject {
@@ -30,11 +109,13 @@ export function parseBody(body: unknown): unknown {
 	}
 }
 
-export function failureFromResponse(
-	statusCode: number,
-	rawBody: unknown,
-	headers?: Record<string, unknown>,
-): MoneyApiFailure {
+export function headerValue(headers: Record<string, unknown> | undefined, name: string): string | undefined {
+	const value = headers?.[name] ?? headers?.[name.toLowerCase()];
+	if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : undefined;
+	return typeof value === 'string' ? value : undefined;
+}
+
+export function failureFromResponse(statusCode: number, rawBody: unknown, headers?: Record<string, unknown>): MoneyApiFailure {
 	const body = parseBody(rawBody);
 	const failure: MoneyApiFailure = { httpCode: statusCode };
 	if (isObject(body)) {
@@ -43,9 +124,7 @@ export function failureFromResponse(
 		const message = body.message ?? body.error_description;
 		if (typeof message === 'string') failure.apiMessage = message;
 		if (isObject(body.details)) failure.details = body.details;
-		if (typeof body.available_balance !== 'undefined') {
-			failure.details = { ...(failure.details ?? {}), available_balance: body.available_balance as number };
-		}
+		if (body.available_balance !== undefined) failure.details = { ...(failure.details ?? {}), available_balance: body.available_balance as number };
 	} else if (typeof body === 'string' && body.trim() !== '') {
 		failure.apiMessage = body.trim().slice(0, 300);
 	}
@@ -63,22 +142,16 @@ interface ThrownShape {
 	response?: { status?: unknown; data?: unknown; headers?: unknown };
 }
 
-/**
- * Reads what a thrown request error says, keeping only the status, the response body and the Date
- * and Retry-After headers. The error itself (with the request's headers and body) is dropped.
- */
+/** What a thrown request error says: the status, the response body and two headers; the error itself (with the request's headers) is dropped. */
 export function failureFromThrown(error: unknown): { failure: MoneyApiFailure; retryable: boolean } {
 	const chain: ThrownShape[] = [];
-	let current: unknown = error;
-	while (current && typeof current === 'object' && chain.length < 5) {
+	for (let current: unknown = error; current && typeof current === 'object' && chain.length < 5; current = (current as ThrownShape).cause) {
 		chain.push(current as ThrownShape);
-		current = (current as ThrownShape).cause;
 	}
 	const withResponse = chain.find((entry) => typeof entry.response?.status === 'number');
 	if (withResponse?.response) {
 		const { status, data, headers } = withResponse.response;
-		const failure = failureFromResponse(status as number, data, headers as Record<string, unknown>);
-		return { failure, retryable: isRetryableStatus(status as number) };
+		return { failure: failureFromResponse(status as number, data, headers as Record<string, unknown>), retryable: isRetryableStatus(status as number) };
 	}
 	const code = chain.map((entry) => entry.code).find((value): value is string => typeof value === 'string');
 	const innermost = chain[chain.length - 1];

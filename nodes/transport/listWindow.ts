@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { apiTime, createdAtMs, zonelessCreatedAt } from '../api/time';
 import { LIST_PAGE_SIZE_MAX } from '../api/values';
-import { type MoneyApiContext, moneyApiPages, type MoneyApiRequestOptions, type MoneyListPage } from './request';
+import { type MoneyApiContext, moneyApiRequest, type MoneyApiRequestOptions } from './request';
 
 /**
  * Reading a list whole while it changes (docs/decisions.md#d11). Lists are ordered newest first
@@ -13,6 +13,31 @@ import { type MoneyApiContext, moneyApiPages, type MoneyApiRequestOptions, type 
  * (a transaction created within the bound's margin, a row listed late) only moves rows down: the
  * reader drops repeats by reference.
  */
+
+export interface MoneyListPage {
+	items: IDataObject[];
+	page: number;
+	pages: number;
+	total?: number;
+}
+
+/** Pages of a list route, fetched one at a time, following `pagination.pages`. */
+export async function* moneyApiPages(
+	this: MoneyApiContext,
+	route: string,
+	qs: IDataObject,
+	options: Omit<MoneyApiRequestOptions, 'qs' | 'body'> & { pageSize?: number; startPage?: number } = {},
+): AsyncGenerator<MoneyListPage> {
+	const pageSize = Math.min(Math.max(1, options.pageSize ?? LIST_PAGE_SIZE_MAX), LIST_PAGE_SIZE_MAX);
+	for (let page = options.startPage ?? 1; ; page++) {
+		const response = await moneyApiRequest.call(this, 'GET', route, { ...options, qs: { ...qs, page, limit: pageSize } });
+		const items = response.data as IDataObject[];
+		const pagination = response.pagination as IDataObject;
+		const pages = typeof pagination.pages === 'number' ? pagination.pages : page;
+		yield { items, page, pages, total: typeof pagination.total === 'number' ? pagination.total : undefined };
+		if (items.length === 0 || page >= pages) return;
+	}
+}
 
 /**
  * Added beyond a bound read from created_at, whatever else: the spec does not say whether

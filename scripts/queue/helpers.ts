@@ -8,7 +8,7 @@ import type { Ledger } from '../../sandbox';
 import type { RunningTopology } from './topology';
 
 import { setTimeout as sleep } from 'node:timers/promises';
-import { deriveIdempotencyKey } from '../../nodes/Money/helpers/create/request/idempotencyKey';
+import { businessReferenceKey } from '../../nodes/Money/helpers/create/memory';
 
 export { sleep };
 
@@ -101,7 +101,7 @@ export function overlaps(a: Execution, b: Execution): boolean {
 
 /** The idempotency key the pack derives for a payout's Business Reference (no run anchor plays a part). */
 export function keyForReference(reference: string): string {
-	return deriveIdempotencyKey({ resource: 'payout', businessReference: reference, runAnchor: '', runIndex: 0, itemIndex: 0 });
+	return businessReferenceKey('payout', reference);
 }
 
 /** Payouts of the ledger created since `before` (a ledger read earlier): new entries by reference. */

@@ -8,7 +8,7 @@
 
 import * as crypto from 'node:crypto';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/routes';
+import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/values';
 
 /** A node of a workflow's JSON (`id` and `position` are filled in by chain()). */
 export interface WorkflowNode {

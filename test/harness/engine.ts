@@ -20,7 +20,7 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, NodeHelpers, Workflow } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/routes';
+import { MONEY_API_CREDENTIAL_TYPE } from '../../nodes/api/values';
 import { type MoneyCredentialData, moneyCredentialFor, type SandboxCredentialSource } from '../../sandbox/control/credential';
 import { SignedGet } from '../fixtures/SignedGet.node';
 import { TestCredentialsHelper } from './credentials';

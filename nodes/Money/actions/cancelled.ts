@@ -1,8 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, NodeOperationError } from 'n8n-workflow';
 
-import { cancelledError } from '../../transport/cancellation';
-import type { NodeError } from '../../transport/errors';
-import { announce } from '../helpers/create/run/progress';
+import { cancelledError, type NodeError } from '../../transport/errors';
+import { announce } from '../helpers/create/run';
 
 /**
  * The end of a node run whose execution was cancelled (docs/idempotency.md, "Cancelling a run"):
@@ -14,14 +13,14 @@ export function endCancelledRun(
 	context: IExecuteFunctions,
 	runName: string,
 	results: Array<INodeExecutionData[] | undefined>,
-	failedJson: (error: NodeError) => IDataObject,
+	failedJson: (itemIndex: number, error: NodeError) => IDataObject,
 ): INodeExecutionData[][] {
 	const node = context.getNode();
 	const total = results.length;
 	for (let itemIndex = 0; itemIndex < total; itemIndex++) {
 		if (results[itemIndex] !== undefined) continue;
 		const error = cancelledError(node, 'The execution was cancelled; this item was not sent', { itemIndex, attempted: false });
-		results[itemIndex] = [{ json: failedJson(error), pairedItem: { item: itemIndex } }];
+		results[itemIndex] = [{ json: failedJson(itemIndex, error), pairedItem: { item: itemIndex } }];
 	}
 	const cancelledItems = (attempted: boolean) =>
 		results.flatMap((produced, itemIndex) => (produced?.some((item) => item.json.cancelled === true && (item.json.attempted !== false) === attempted) ? [itemIndex + 1] : []));

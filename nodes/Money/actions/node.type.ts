@@ -1,13 +1,6 @@
-import type {
-	AllEntities,
-	ICredentialsDecrypted,
-	IExecuteFunctions,
-	INodeExecutionData,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { AllEntities, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
-import type { RetryPolicy } from '../../transport/retry';
-import type { CreateRun } from '../helpers/create/run/createRun';
+import type { ItemRun } from '../helpers/create/run';
 
 /** Every resource of the Money node with its operations; the router is checked against it. */
 type MoneyMap = {
@@ -19,39 +12,20 @@ type MoneyMap = {
 
 export type MoneyType = AllEntities<MoneyMap>;
 
-export interface CallSettings {
-	retry: RetryPolicy;
-	timeoutMs: number;
-	/** The credential every call sends with (creates: OperationContext.credential); absent, n8n reads it per call. */
-	credential?: ICredentialsDecrypted;
-}
-
-export interface OperationContext {
-	isToolMode: boolean;
-	/**
-	 * The node's Money API credential, read once for the node run: every create of the run, its PIN
-	 * and the API client its memory names go with it, whatever the credential says by the time a
-	 * paced or resent create goes out (a credential edited mid-run applies to the next run).
-	 */
-	credential(): Promise<ICredentialsDecrypted>;
-	callSettings(itemIndex: number): CallSettings;
-	/** The creates of this node execution (pacing, caps, balance check), started on first use. */
-	createRun(): Promise<CreateRun>;
-}
-
-export type OperationExecute = (
-	this: IExecuteFunctions,
-	itemIndex: number,
-	context: OperationContext,
-) => Promise<INodeExecutionData[]>;
-
+/** An operation run item by item: reads. */
 export interface OperationModule {
 	description: INodeProperties[];
-	execute: OperationExecute;
+	execute: (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
+}
+
+/** An operation prepared over all input items before any request, then run item by item: creates. */
+export interface RunOperationModule {
+	description: INodeProperties[];
+	start: (this: IExecuteFunctions) => Promise<ItemRun>;
 }
 
 /** An operation that takes all input items at once and returns one array per output (Reconcile). */
 export interface BatchOperationModule {
 	description: INodeProperties[];
-	executeBatch: (this: IExecuteFunctions, context: OperationContext) => Promise<INodeExecutionData[][]>;
+	executeBatch: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 }

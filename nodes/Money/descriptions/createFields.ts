@@ -1,15 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import {
-	accountTypeOptions,
-	type Channel,
-	channelOptions,
-	currencyOptions,
-	identifierTypeOptions,
-	type TransactionResource,
-} from '../../api/values';
-import { yourId } from '../helpers/businessReference';
-import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/run/createRun';
+import type { Channel, TransactionResource } from '../../api/values';
+import { accountTypeOptions, channelOptions, currencyOptions, identifierTypeOptions } from '../../api/options';
+import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/pacing';
 import { PARTY_PARAMETERS } from '../helpers/validation';
 import { byDisplayName, optionsCollection, retryOptions } from './options';
 
@@ -17,6 +10,9 @@ import { byDisplayName, optionsCollection, retryOptions } from './options';
  * The parameters of Charge → Create and Payout → Create, one builder per field. The party is the
  * payer of a charge or the beneficiary of a payout; the operation files list the fields in order.
  */
+
+/** What a user maps as the Business Reference of a charge or a payout, in the words of the panel and the errors. */
+export const yourId = (resource: TransactionResource): string => (resource === 'charge' ? 'order or invoice ID' : 'payout ID');
 
 export interface Party {
 	/** Whose party: the payer of a charge, the beneficiary of a payout (its parameter names: PARTY_PARAMETERS). */
@@ -213,7 +209,7 @@ export const toolModeFields = (resource: TransactionResource, moveVerb: string):
 ];
 
 /**
- * The Options that pace and check a payout run (helpers/create/run/createRun.ts): the API's velocity
+ * The Options that pace and check a payout run (helpers/create/pacing.ts): the API's velocity
  * limit applies to payouts, so a charge offers none of them.
  */
 const payoutRunOptions: INodeProperties[] = [

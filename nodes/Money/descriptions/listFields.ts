@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { channelOptions, LIST_PAGE_SIZE_MAX, statusOptions, type TransactionResource } from '../../api/values';
+import { LIST_PAGE_SIZE_MAX, type TransactionResource } from '../../api/values';
+import { channelOptions, statusOptions } from '../../api/options';
 
 /** The parameters of Charge → Get Many and Payout → Get Many. */
 

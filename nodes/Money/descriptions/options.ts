@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { DEFAULT_RETRY_POLICY } from '../../transport/retry';
+import { DEFAULT_RETRY_POLICY } from '../../transport/failures';
 
 /** Options and parameters every operation of the Money node may carry: retries, Simplify, Concurrency. */
 

@@ -17,7 +17,7 @@ const PAYOUT_CREATE = '$parameter.resource === "payout" && $parameter.operation 
 /**
  * Before a payout run, in the editor. n8n shows a hint's message as written (NodeHelpers.getNodeHints
  * evaluates only displayCondition), and the editor cannot read the credential's velocity settings:
- * the figures are those of the Money API's default limit (20 payouts per 5 minutes, run/pacing.ts);
+ * the figures are those of the Money API's default limit (20 payouts per 5 minutes, helpers/create/pacing.ts);
  * Preview Only gives this run's figure at the credential's limit.
  */
 export const paceHints: NodeHint[] = [

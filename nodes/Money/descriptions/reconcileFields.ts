@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-import { byName, statusOptions, type TransactionResource } from '../../api/values';
-import { BUSINESS_REFERENCE_METADATA_FIELD } from '../helpers/businessReference';
+import type { TransactionResource } from '../../api/values';
+import { byName, statusOptions } from '../../api/options';
+import { BUSINESS_REFERENCE_METADATA_FIELD } from '../../api/values';
 import { optionsCollection, retryOptions, simplifyOption } from './options';
 
 /** The parameters of Charge → Reconcile and Payout → Reconcile. */

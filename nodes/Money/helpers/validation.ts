@@ -1,8 +1,7 @@
-import type { IDataObject, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, INode, NodeOperationError } from 'n8n-workflow';
 
-import { ACCOUNT_TYPE_FIELD, ACCOUNT_TYPES, CHANNELS, CURRENCIES, IDENTIFIER_TYPES, MESSAGE_MAX_CHARACTERS, PARTY_FIELD, type TransactionResource } from '../../api/values';
-import { checkDocument } from './document';
+import { ACCOUNT_TYPE_FIELD, ACCOUNT_TYPES, CHANNELS, CURRENCIES, DOCUMENT_MAX_BYTES, IDENTIFIER_TYPES, MESSAGE_MAX_CHARACTERS, PARTY_FIELD, type TransactionResource } from '../../api/values';
+import { notSent } from '../../transport/errors';
 
 /** A client-side rule a parameter breaks: the parameter, the API field, the rule. */
 export interface FieldProblem {
@@ -73,6 +72,36 @@ function describeGiven(value: unknown): string {
 	if (value === undefined || value === null || value === '') return 'nothing was given';
 	const text = typeof value === 'string' ? value : JSON.stringify(value);
 	return `got ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`;
+}
+
+export type DocumentType = 'image/jpeg' | 'image/png' | 'application/pdf';
+
+const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
+const PDF_SIGNATURE = [0x25, 0x50, 0x44, 0x46, 0x2d];
+const JPEG_SIGNATURE = [0xff, 0xd8, 0xff];
+
+function startsWith(bytes: Uint8Array, signature: number[]): boolean {
+	return bytes.length >= signature.length && signature.every((byte, index) => bytes[index] === byte);
+}
+
+/** The document type read from its first bytes, whatever its file name or MIME type claims. */
+export function detectDocumentType(bytes: Uint8Array): DocumentType | undefined {
+	if (startsWith(bytes, JPEG_SIGNATURE)) return 'image/jpeg';
+	if (startsWith(bytes, PNG_SIGNATURE)) return 'image/png';
+	if (startsWith(bytes, PDF_SIGNATURE)) return 'application/pdf';
+	return undefined;
+}
+
+export type DocumentCheck = { ok: true; type: DocumentType } | { ok: false; rule: string };
+
+export function checkDocument(bytes: Uint8Array): DocumentCheck {
+	if (bytes.length === 0) return { ok: false, rule: 'must not be empty' };
+	if (bytes.length > DOCUMENT_MAX_BYTES) {
+		return { ok: false, rule: `must be at most 2 MB (2097152 bytes); it is ${bytes.length} bytes` };
+	}
+	const type = detectDocumentType(bytes);
+	if (!type) return { ok: false, rule: 'must be a JPEG, PNG or PDF document (checked from its bytes)' };
+	return { ok: true, type };
 }
 
 /** Checks every create rule the Money API documents and builds the request body (without the PIN). */
@@ -203,65 +232,7 @@ export function validateReference(value: unknown): string | undefined {
 	return text === '' ? undefined : text;
 }
 
-function zoneOffsetMs(utcMs: number, timeZone: string): number {
-	const parts = new Intl.DateTimeFormat('en-US', {
-		timeZone,
-		hourCycle: 'h23',
-		year: 'numeric',
-		month: '2-digit',
-		day: '2-digit',
-		hour: '2-digit',
-		minute: '2-digit',
-		second: '2-digit',
-	}).formatToParts(new Date(utcMs));
-	const part = (type: string) => Number(parts.find((entry) => entry.type === type)?.value ?? 0);
-	const wall = Date.UTC(part('year'), part('month') - 1, part('day'), part('hour'), part('minute'), part('second'));
-	return wall - Math.floor(utcMs / 1000) * 1000;
-}
-
-const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?)?$/;
-const HAS_ZONE = /(Z|[+-]\d{2}:?\d{2})$/i;
-
-/**
- * An n8n date picker value (wall time in the workflow's time zone, no offset), an ISO string with
- * an offset, or a date object, as an ISO 8601 UTC timestamp. Undefined when it is not a date.
- */
-export function toIsoTimestamp(value: unknown, timeZone: string): string | undefined {
-	if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value.toISOString();
-	if (value && typeof value === 'object' && typeof (value as { toISO?: unknown }).toISO === 'function') {
-		return toIsoTimestamp((value as { toISO: () => string }).toISO(), timeZone);
-	}
-	if (typeof value !== 'string') return undefined;
-	const text = value.trim();
-	if (HAS_ZONE.test(text)) {
-		const parsed = Date.parse(text);
-		return Number.isNaN(parsed) ? undefined : new Date(parsed).toISOString();
-	}
-	const match = WALL_TIME.exec(text);
-	if (!match) return undefined;
-	const [, year, month, day, hour = '0', minute = '0', second = '0', milli = '0'] = match;
-	const guess = Date.UTC(+year, +month - 1, +day, +hour, +minute, +second, +milli.padEnd(3, '0'));
-	if (Number.isNaN(guess)) return undefined;
-	let zone = timeZone;
-	try {
-		zoneOffsetMs(guess, zone);
-	} catch {
-		zone = 'UTC';
-	}
-	const firstOffset = zoneOffsetMs(guess, zone);
-	let utc = guess - firstOffset;
-	const secondOffset = zoneOffsetMs(utc, zone);
-	if (secondOffset !== firstOffset) utc = guess - secondOffset;
-	return new Date(utc).toISOString();
-}
-
+/** A rule a parameter breaks: the item is not sent, the error names the parameter so the editor finds it. */
 export function fieldError(node: INode, problem: FieldProblem, itemIndex: number): NodeOperationError {
-	const error = new NodeOperationError(node, describeProblem(problem), {
-		itemIndex,
-		description: 'Nothing was sent to the Money API. Fix the parameter and run again.',
-	});
-	error.context.field = problem.field;
-	error.context.parameter = problem.parameter;
-	error.context.attempted = false;
-	return error;
+	return notSent(node, itemIndex, describeProblem(problem), 'Nothing was sent to the Money API. Fix the parameter and run again.', { field: problem.field, parameter: problem.parameter });
 }

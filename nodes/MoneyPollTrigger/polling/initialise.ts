@@ -1,10 +1,8 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { listRoute } from '../../api/routes';
-import { LIST_PAGE_SIZE_MAX, PENDING_STATUS, type TransactionResource } from '../../api/values';
-import { moneyApiPages } from '../../transport/request';
+import { LIST_PAGE_SIZE_MAX, listRoute, PENDING_STATUS, type TransactionResource } from '../../api/values';
 import { apiTime, createdAtMs, zonelessCreatedAt } from '../../api/time';
-import { BOUND_MARGIN_MS } from '../../transport/listWindow';
+import { BOUND_MARGIN_MS, moneyApiPages } from '../../transport/listWindow';
 import { listPage } from './listing';
 import { observe } from './observe';
 import { recentReversals, wantsReversals } from './reversals';

@@ -1,12 +1,10 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
-import { listRoute } from '../../api/routes';
-import { LIST_PAGE_SIZE_MAX, type TransactionResource } from '../../api/values';
+import { LIST_PAGE_SIZE_MAX, listRoute, type TransactionResource } from '../../api/values';
 import type { MoneyEventItem } from '../../events/item';
 import { lastKnownStatus } from '../../events/memory';
 import { createdAtMs, zonelessCreatedAt } from '../../api/time';
-import { BOUND_MARGIN_MS, windowPages } from '../../transport/listWindow';
-import { moneyApiPages, type MoneyListPage } from '../../transport/request';
+import { BOUND_MARGIN_MS, moneyApiPages, type MoneyListPage, windowPages } from '../../transport/listWindow';
 import { observe } from './observe';
 import type { PollSettings } from './settings';
 import { type ListingWindow, noteTimeNotation, type PollState, watchKey } from './state';

@@ -1,8 +1,7 @@
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { itemRoute } from '../../api/routes';
-import { statusesOf, type TransactionResource } from '../../api/values';
+import { itemRoute, statusesOf, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, envelopeOfReadResponse, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';

@@ -105,7 +105,7 @@ describe('Preview Only', () => {
 		expect(hints.join('\n')).toMatch(/total 2500 XOF; wallet \S+ has 100000000 XOF available, which covers them/);
 		expect(hints.join('\n')).toContain('velocity limit of 2 per 60 s');
 		// Nothing of the run is kept in the node's memory but the lost-run verdict (a later Retry reads it: no run was lost).
-		expect(preview.run.data.executionData?.contextData['node:Money'] ?? {}).toEqual({ moneyReplaysLostRun: false });
+		expect(preview.run.data.executionData?.contextData['node:Money'] ?? {}).toEqual({ money: { lostRun: false } });
 
 		const real = await runWorkflow(env.engine, workflowWith(payoutParameters(false)), { items: sheet, mode: 'trigger' });
 		expect(outputOf(real).map(asVerdict)).toEqual(verdicts.map(({ verdict, reason }) => ({ verdict, reason })));
@@ -448,7 +448,8 @@ describe('Preview Only on the paths a run takes (more)', () => {
 
 		const previewed = await retryOn(failed, [trigger, withPreview(money, true)]);
 		const retried = await retryExecution(env.engine, workflow, failed);
-		expect(outputOf(retried).map((item) => item.outcome)).toEqual(['replayed', 'created']);
+		expect(outputOf(retried).map((item) => item.outcome)).toEqual(['created', 'created']);
+		expect(outputOf(retried)[0].earlier_attempt).toBe(`no answer in execution ${failed.executionId}`);
 		expect(hintText(previewed)).toContain('total 49302 XOF (up to 98603 XOF with the 1 sent before without an answer, which the Money API may already hold)');
 		expect(String(outputOf(previewed)[0].reason)).toContain('sent before without an answer: the Money API may already hold it');
 	});

@@ -120,7 +120,7 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		expect(moneyItems(retried).map((item) => item.outcome)).toEqual(['created', 'created']);
 	});
 
-	it('Retry after the answer to a payout was lost and the node gave up creates it once', async () => {
+	it('Retry after the answer to a payout was lost and the node gave up creates it once, and says created (naming the unanswered attempt), not replayed', async () => {
 		const money = moneyNode({ parameters: createParameters('payout') as never });
 		const workflow = buildWorkflow(env.engine, { nodes: [trigger, money], connections: chain([trigger, money]) });
 		await env.sb.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
@@ -128,8 +128,9 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 		expect(failed.error()).toBeDefined();
 		expect(await ledgerOf('payout', [73_001])).toHaveLength(1);
 
+		// The payout was made by the failed run's unanswered send: the Retry is the execution that says so (issue 37 item 2).
 		const retried = await retryExecution(env.engine, workflow, failed);
-		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'replayed' })]);
+		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'created', earlier_attempt: `no answer in execution ${failed.executionId}` })]);
 		expect(await ledgerOf('payout', [73_001])).toHaveLength(1);
 	});
 
@@ -167,7 +168,7 @@ describe('a create run again by n8n keeps its idempotency key', () => {
 
 		const retried = await retryExecution(env.engine, workflow, failed);
 		expect(retried.error()).toBeUndefined();
-		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'replayed' })]);
+		expect(moneyItems(retried)).toEqual([expect.objectContaining({ outcome: 'created', earlier_attempt: `no answer in execution ${failed.executionId}` })]);
 		expect(await ledgerOf('payout', [79_001])).toHaveLength(1);
 	});
 

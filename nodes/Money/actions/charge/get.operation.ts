@@ -1,11 +1,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { itemRoute } from '../../../api/routes';
+import { itemRoute } from '../../../api/values';
 import { optionsCollection, readOptions, simplifyField } from '../../descriptions/options';
 import { readOne, requiredReference } from '../../helpers/read/readOne';
 import { simplifyTransaction } from '../../helpers/simplify';
-import type { OperationContext } from '../node.type';
+import { callSettingsOf } from '../../../transport/request';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['get'] } }, [
 	{
@@ -21,9 +21,9 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 ]);
 
 /** One charge by its reference: the API's envelope, or its simplified form. */
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const reference = requiredReference.call(this, { name: 'reference', displayName: 'Reference', field: 'reference' }, itemIndex);
-	const settings = context.callSettings(itemIndex);
+	const settings = callSettingsOf(this.getNodeParameter('options', itemIndex, {}) as IDataObject);
 	const response = await readOne.call(this, itemRoute('charge', reference), itemIndex, settings);
 	const envelope = (response.data as IDataObject | undefined) ?? response;
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;

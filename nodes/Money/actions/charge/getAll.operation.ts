@@ -1,11 +1,11 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { limitField, listFilters, returnAllField } from '../../descriptions/listFields';
 import { optionsCollection, readOptions, simplifyField } from '../../descriptions/options';
 import { listLimit, listQuery, readList } from '../../helpers/read/list';
 import { simplifyTransaction } from '../../helpers/simplify';
-import type { OperationContext } from '../node.type';
+import { callSettingsOf } from '../../../transport/request';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['getAll'] } }, [
 	returnAllField,
@@ -16,10 +16,10 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 ]);
 
 /** One output item per charge, newest first; Return All follows the pages to the last one. */
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const qs = listQuery.call(this, 'charge', itemIndex);
 	const limit = listLimit.call(this, itemIndex);
-	const settings = context.callSettings(itemIndex);
+	const settings = callSettingsOf(this.getNodeParameter('options', itemIndex, {}) as IDataObject);
 	const envelopes = await readList.call(this, 'charge', qs, limit, { ...settings, itemIndex });
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
 	return envelopes.map((envelope) => ({ json: simplify ? simplifyTransaction(envelope) : envelope, pairedItem: { item: itemIndex } }));

@@ -15,7 +15,7 @@ import { outcomeOutputs } from '../../helpers/reconcile/items';
 import { matchRecords } from '../../helpers/reconcile/match';
 import { reportItem } from '../../helpers/reconcile/reportItem';
 import { simplifyTransaction } from '../../helpers/simplify';
-import type { OperationContext } from '../node.type';
+import { callSettingsOf } from '../../../transport/request';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['charge'], operation: ['reconcile'] } }, [
 	reconcileNotice('charge'),
@@ -29,12 +29,12 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
  * The input items are the merchant's records; every charge of the period is read and matched.
  * Outputs: Matched, Mismatched, Missing in API, Unexpected in API, and with the Report option a fifth.
  */
-export async function executeBatch(this: IExecuteFunctions, context: OperationContext): Promise<INodeExecutionData[][]> {
+export async function executeBatch(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const options = this.getNodeParameter('options', 0, {}) as IDataObject;
 	const matchSettings = readMatchSettings.call(this, options);
 	const period = readPeriodParameters.call(this);
 	const records = readRecords.call(this, 'charge', options);
-	const settings = context.callSettings(0);
+	const settings = callSettingsOf(options);
 	const index = await indexPeriod.call(this, 'charge', period, settings);
 	if (options.lookUpOutsidePeriod !== false) await lookUpOutsidePeriod.call(this, 'charge', records, settings, index);
 	checkBusinessReferencesListed.call(this, 'charge', records, index);

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import {
@@ -17,9 +17,7 @@ import {
 	toolModeFields,
 } from '../../descriptions/createFields';
 import { previewField } from '../../descriptions/preview';
-import { createItem } from '../../helpers/create/createItem';
-import { isPreview, previewItem } from '../../helpers/create/preview/previewItem';
-import type { OperationContext } from '../node.type';
+import { type ItemRun, startCreateRun } from '../../helpers/create/run';
 
 const BENEFICIARY: Party = { resource: 'payout', label: 'Beneficiary', verb: 'paid' };
 
@@ -39,8 +37,7 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 	createOptions('payout'),
 ]);
 
-/** Reads and checks the item, refuses what must not be sent, sends once (paced), optionally waits for the final status. */
-export async function execute(this: IExecuteFunctions, itemIndex: number, context: OperationContext): Promise<INodeExecutionData[]> {
-	if (isPreview(this, itemIndex)) return await previewItem.call(this, 'payout', itemIndex, context);
-	return await createItem.call(this, 'payout', itemIndex, context);
+/** Reads every row, decides what must not be sent, then sends row by row (paced) and optionally waits for the final status. */
+export async function start(this: IExecuteFunctions): Promise<ItemRun> {
+	return await startCreateRun(this, 'payout');
 }

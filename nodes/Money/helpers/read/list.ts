@@ -1,12 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { listRoute } from '../../../api/routes';
-import { LIST_PAGE_SIZE_MAX, statusesOf, type TransactionResource } from '../../../api/values';
+import { LIST_PAGE_SIZE_MAX, listRoute, statusesOf, type TransactionResource } from '../../../api/values';
 import { statusOfEnvelope } from '../../../events/envelope';
-import { windowPages } from '../../../transport/listWindow';
-import { moneyApiPages } from '../../../transport/request';
-import type { CallSettings } from '../../actions/node.type';
-import { fieldError, toIsoTimestamp } from '../validation';
+import { moneyApiPages, windowPages } from '../../../transport/listWindow';
+import type { CallSettings } from '../../../transport/request';
+import { toIsoTimestamp } from '../../../api/time';
+import { fieldError } from '../validation';
 
 /** Listing charges or payouts: the query from the parameters, and the pages read up to a limit. */
 

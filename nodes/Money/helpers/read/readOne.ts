@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { moneyApiRequest } from '../../../transport/request';
-import type { CallSettings } from '../../actions/node.type';
+import type { CallSettings } from '../../../transport/request';
 import { fieldError, validateReference } from '../validation';
 
 /** Reading one record (a charge, payout, transaction or the account) for one item. */

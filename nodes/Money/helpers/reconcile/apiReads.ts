@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { itemRoute } from '../../../api/routes';
-import type { TransactionResource } from '../../../api/values';
+import { itemRoute, type TransactionResource } from '../../../api/values';
 import { moneyApiRequest } from '../../../transport/request';
-import type { CallSettings } from '../../actions/node.type';
+import type { CallSettings } from '../../../transport/request';
 import { readList } from '../read/list';
 import type { Period } from './input';
 import type { ReconcileRecord } from './types';

@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
-import { BUSINESS_REFERENCE_METADATA_FIELD } from '../businessReference';
+import { BUSINESS_REFERENCE_METADATA_FIELD } from '../../../api/values';
 import type { TransactionIndex } from './transactionIndex';
 import type { ReconcileRecord } from './types';
 
