@@ -43,7 +43,8 @@ function withDetails(advice: string, summary: string): string {
 	return summary ? `${advice} (${summary})` : advice;
 }
 
-type AdviceFor = (failure: MoneyApiFailure) => string;
+/** What to do about an `error_code`: a text, or one built from the failure's details. */
+type AdviceFor = string | ((failure: MoneyApiFailure) => string);
 
 const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 	VALIDATION_ERROR: (failure) =>
@@ -51,16 +52,11 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 			'The Money API refused some fields. Fix these fields and run again',
 			describeDetails(failure.details),
 		),
-	CHANNEL_NOT_SUPPORTED: () =>
-		'The channel is not supported for this client. Use Platform, PSP A (Togo) or PSP B (Togo), or ask the provider to enable the channel.',
-	PAYER_NOT_ELIGIBLE: () =>
-		'The payer exists but cannot be charged (blocked, limited or wrong account type). Check the payer identifier and account type, or ask the payer to contact the provider.',
-	BENEFICIARY_NOT_ELIGIBLE: () =>
-		'The beneficiary exists but cannot receive funds. Check the beneficiary identifier and account type.',
-	MERCHANT_ACCOUNT_NOT_CONFIGURED: () =>
-		'The merchant has no primary wallet configured. Ask the Money API provider to configure the merchant’s primary wallet.',
-	MERCHANT_PROFILE_INCOMPLETE: () =>
-		'The merchant profile is missing required fields (unique ID or wallet number). Ask the Money API provider to complete the merchant profile.',
+	CHANNEL_NOT_SUPPORTED: 'The channel is not supported for this client. Use Platform, PSP A (Togo) or PSP B (Togo), or ask the provider to enable the channel.',
+	PAYER_NOT_ELIGIBLE: 'The payer exists but cannot be charged (blocked, limited or wrong account type). Check the payer identifier and account type, or ask the payer to contact the provider.',
+	BENEFICIARY_NOT_ELIGIBLE: 'The beneficiary exists but cannot receive funds. Check the beneficiary identifier and account type.',
+	MERCHANT_ACCOUNT_NOT_CONFIGURED: 'The merchant has no primary wallet configured. Ask the Money API provider to configure the merchant’s primary wallet.',
+	MERCHANT_PROFILE_INCOMPLETE: 'The merchant profile is missing required fields (unique ID or wallet number). Ask the Money API provider to complete the merchant profile.',
 	INSUFFICIENT_FUNDS: (failure) =>
 		withDetails(
 			'The wallet balance does not cover this payout. Top up the merchant wallet, lower the amount, or debit another wallet with Account Number',
@@ -75,37 +71,26 @@ const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 			'A payout limit was reached (minimum or maximum amount, daily or monthly cap, or at most 20 payouts in 5 minutes). Change the amount, wait for the window to pass, or ask the provider to raise the limit',
 			describeDetails(failure.details, LIMIT_FIELDS) || describeDetails(failure.details),
 		),
-	MERCHANT_NOT_RESOLVED: () =>
-		'The merchant profile could not be loaded for this client. Ask the Money API provider to check the client’s merchant link.',
-	merchant_not_linked: () =>
-		'This client is not linked to a merchant account. Ask the Money API provider to link the client to the merchant account.',
-	PAYER_NOT_FOUND: () =>
-		'No payer matches this identifier. Check the identifier and its type (GM Account or Phone), and the account type for phone numbers.',
-	BENEFICIARY_NOT_FOUND: () =>
-		'No beneficiary matches this identifier. Check the identifier and its type (GM Account or Phone), and the account type for phone numbers.',
-	CHARGE_NOT_FOUND: () =>
-		'No charge with this reference belongs to this client. Use the reference returned by Create Charge.',
-	PAYOUT_NOT_FOUND: () =>
-		'No payout with this reference belongs to this client. Use the reference returned by Create Payout.',
-	ACCOUNT_NOT_FOUND: () => 'The charge or payout was not found or is not visible to this client.',
-	account_not_found: () => 'The wallet details could not be retrieved. Try again later or ask the provider to check the wallet.',
-	transaction_not_found: () =>
-		'No transaction with this ID, or this client is neither its payer nor its payee. Use a payment ID or unique ID of one of this merchant’s transactions.',
-	IDEMPOTENCY_CONFLICT: () =>
-		'The Money API already holds a create under this idempotency key with a different payload, so nothing new was created: that charge or payout exists, or is under way. Look it up (Get Many, or Reconcile by Business Reference) before sending anything else: this row sent again under another Business Reference would be a second payment, right only if it is another payment. Causes: a Business Reference reused with other values (amount, counterpart, ...), or a Message or Metadata that change from run to run ({{ $now }}, {{ $execution.id }}) on a row paid before: give those values taken from the row, and send the original values to get the original result.',
-	UPSTREAM_ERROR: () => GENERIC_ADVICE_BY_STATUS[502],
-	service_unavailable: () => 'The data could not be loaded upstream; the node already retried with backoff.',
-	PROVIDER_UNAVAILABLE: () => 'The payment provider is temporarily unavailable; the node already retried with backoff.',
-	INTERNAL_ERROR: () => GENERIC_ADVICE_BY_STATUS[500],
-	unauthenticated: () =>
-		'The Money API did not accept the credentials, the signature or the timestamp. Check the Money API credential (HMAC Secret included) and this machine’s clock.',
-	forbidden: () =>
-		'This client is not entitled to this endpoint. Ask the Money API provider to grant the endpoint entitlement.',
-	not_found: () => 'The Money API has no such route. Check the Base URL of the credential (without /money/v1).',
+	MERCHANT_NOT_RESOLVED: 'The merchant profile could not be loaded for this client. Ask the Money API provider to check the client’s merchant link.',
+	merchant_not_linked: 'This client is not linked to a merchant account. Ask the Money API provider to link the client to the merchant account.',
+	PAYER_NOT_FOUND: 'No payer matches this identifier. Check the identifier and its type (GM Account or Phone), and the account type for phone numbers.',
+	BENEFICIARY_NOT_FOUND: 'No beneficiary matches this identifier. Check the identifier and its type (GM Account or Phone), and the account type for phone numbers.',
+	CHARGE_NOT_FOUND: 'No charge with this reference belongs to this client. Use the reference returned by Create Charge.',
+	PAYOUT_NOT_FOUND: 'No payout with this reference belongs to this client. Use the reference returned by Create Payout.',
+	ACCOUNT_NOT_FOUND: 'The charge or payout was not found or is not visible to this client.',
+	account_not_found: 'The wallet details could not be retrieved. Try again later or ask the provider to check the wallet.',
+	transaction_not_found: 'No transaction with this ID, or this client is neither its payer nor its payee. Use a payment ID or unique ID of one of this merchant’s transactions.',
+	IDEMPOTENCY_CONFLICT: 'The Money API already holds a create under this idempotency key with a different payload, so nothing new was created: that charge or payout exists, or is under way. Look it up (Get Many, or Reconcile by Business Reference) before sending anything else: this row sent again under another Business Reference would be a second payment, right only if it is another payment. Causes: a Business Reference reused with other values (amount, counterpart, ...), or a Message or Metadata that change from run to run ({{ $now }}, {{ $execution.id }}) on a row paid before: give those values taken from the row, and send the original values to get the original result.',
+	UPSTREAM_ERROR: GENERIC_ADVICE_BY_STATUS[502],
+	service_unavailable: 'The data could not be loaded upstream; the node already retried with backoff.',
+	PROVIDER_UNAVAILABLE: 'The payment provider is temporarily unavailable; the node already retried with backoff.',
+	INTERNAL_ERROR: GENERIC_ADVICE_BY_STATUS[500],
+	unauthenticated: 'The Money API did not accept the credentials, the signature or the timestamp. Check the Money API credential (HMAC Secret included) and this machine’s clock.',
+	forbidden: 'This client is not entitled to this endpoint. Ask the Money API provider to grant the endpoint entitlement.',
+	not_found: 'The Money API has no such route. Check the Base URL of the credential (without /money/v1).',
 	validation_failed: (failure) =>
 		withDetails('The Money API refused the request parameters', describeDetails(failure.details)),
-	rate_limit_exceeded: () =>
-		'Too many requests: the node already retried with backoff. Lower the request rate (fewer items or less concurrency) or raise Max Retries.',
+	rate_limit_exceeded: 'Too many requests: the node already retried with backoff. Lower the request rate (fewer items or less concurrency) or raise Max Retries.',
 };
 
 /** The advice of a code; the lower-case codes of the transaction-details envelope share their upper-case twin's. */
@@ -160,8 +145,8 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 	const advice = code ? adviceOf(code) : undefined;
 	const fallback =
 		GENERIC_ADVICE_BY_STATUS[failure.httpCode] ?? (failure.httpCode >= 500 ? 'The Money API failed.' : 'The Money API refused the request; fix it before sending it again.');
-	let description = advice ? advice(failure) : code ? `Unrecognised error code ${code}. ${fallback}` : fallback;
-	if (!advice && failure.details) description = withDetails(description, describeDetails(failure.details));
+	let description = advice !== undefined ? (typeof advice === 'string' ? advice : advice(failure)) : code ? `Unrecognised error code ${code}. ${fallback}` : fallback;
+	if (advice === undefined && failure.details) description = withDetails(description, describeDetails(failure.details));
 	// A read may simply be tried later; a create whose outcome is unknown may not (unknownOutcome says how).
 	if (failure.httpCode >= 500 && !failure.createOutcomeUnknown) description += ' Try again later.';
 	return { message, description: `${description}${attempts}${unknownOutcome}` };

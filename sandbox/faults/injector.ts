@@ -1,6 +1,6 @@
 import { seededRandom } from '../domain/random';
 
-export type FaultKind = '404' | '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop';
+export type FaultKind = '404' | '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop' | 'page-200' | 'page-200-after-commit' | 'not-success-200';
 
 export interface FaultSpec {
 	route: string;
@@ -11,7 +11,9 @@ export interface FaultSpec {
 	retryAfterSeconds?: number;
 }
 
-const FAULT_KINDS: readonly FaultKind[] = ['404', '429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop'];
+const FAULT_KINDS: readonly FaultKind[] = ['404', '429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop', 'page-200', 'page-200-after-commit', 'not-success-200'];
+/** Faults that act on a create once it ran in full. */
+const AFTER_COMMIT: readonly FaultKind[] = ['drop-after-commit', 'page-200-after-commit'];
 
 interface ActiveFault extends FaultSpec {
 	id: string;
@@ -74,18 +76,27 @@ export class FaultInjector {
 		return this.faults.map((fault) => ({ ...fault }));
 	}
 
-	/** The first matching fault that fires (by its rate) is consumed and returned. */
+	/**
+	 * The first matching fault that fires (by its rate), in the order faults were added. It is
+	 * consumed now, except a *-after-commit one (creates only): the request runs, and `consume` takes
+	 * it once the create ran in full, so a request refused before (a 401) does not use it up.
+	 */
 	pick(slug: string, isCreate: boolean): FaultSpec | undefined {
 		for (const fault of this.faults) {
 			if (fault.route !== '*' && fault.route !== slug) continue;
-			if (fault.kind === 'drop-after-commit' && !isCreate) continue;
+			const afterCommit = AFTER_COMMIT.includes(fault.kind);
+			if (afterCommit && !isCreate) continue;
 			if (fault.rate !== undefined && this.random() >= fault.rate) continue;
-			if (fault.remaining !== null) {
-				fault.remaining -= 1;
-				if (fault.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== fault);
-			}
+			if (!afterCommit) this.consume(fault);
 			return fault;
 		}
 		return undefined;
+	}
+
+	consume(fault: FaultSpec): void {
+		const active = this.faults.find((candidate) => candidate === fault);
+		if (!active || active.remaining === null) return;
+		active.remaining -= 1;
+		if (active.remaining <= 0) this.faults = this.faults.filter((candidate) => candidate !== active);
 	}
 }

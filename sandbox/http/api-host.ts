@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientState } from '../domain/clients';
 import { faultAnswer } from '../faults/answers';
+import type { FaultSpec } from '../faults/injector';
 import type { SandboxRuntime } from '../runtime';
 import { authenticate, sourceAddressAllowed } from '../security/auth';
 import { verifyRequestSignature } from '../security/signature';
@@ -57,6 +58,9 @@ function authorize(runtime: SandboxRuntime, route: RouteDefinition, client: Clie
 	}
 }
 
+/** What a gateway in maintenance answers in place of the API: 200 and a web page (faults page-200*). */
+const MAINTENANCE_PAGE = '<!doctype html><html><head><title>Maintenance</title></head><body><h1>We will be back soon</h1></body></html>';
+
 export function createApiHandler(runtime: SandboxRuntime, gatewayPrefix: string, sideRoutes: { control: SideHandler; paymentPage: SideHandler }) {
 	const respond = (response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
 		runtime.counters.countResponse(status);
@@ -100,17 +104,19 @@ export function createApiHandler(runtime: SandboxRuntime, gatewayPrefix: string,
 		const { route, params } = match;
 		runtime.counters.countRequest(route.slug);
 
-		let dropAfterCommit = false;
+		let afterCommit: FaultSpec | undefined;
 		try {
 			const fault = runtime.faults.pick(route.slug, route.isCreate);
-			if (fault) {
+			if (fault?.kind === 'drop-after-commit' || fault?.kind === 'page-200-after-commit') afterCommit = fault;
+			else if (fault) {
 				runtime.counters.faultsInjected++;
 				if (fault.kind === 'drop') {
 					request.socket.destroy();
 					return;
 				}
+				if (fault.kind === 'page-200') return respond(response, 200, MAINTENANCE_PAGE, { 'content-type': 'text/html; charset=utf-8' });
+				if (fault.kind === 'not-success-200') return respond(response, 200, { success: false, error_code: 'PROVIDER_UNAVAILABLE', message: 'provider temporarily unavailable (injected fault)' });
 				if (fault.kind === 'delay') await sleep(fault.delayMs ?? 1000);
-				else if (fault.kind === 'drop-after-commit') dropAfterCommit = true;
 				else throw faultAnswer(fault, route.family);
 			}
 
@@ -124,16 +130,17 @@ export function createApiHandler(runtime: SandboxRuntime, gatewayPrefix: string,
 			authorize(runtime, route, client, authentication.entitlements, request, signedPath, rawBody);
 
 			const result = route.handle({ runtime, client, params, query, rawBody, idempotencyKey: headerValue(request, 'idempotency-key') });
-			if (dropAfterCommit) {
+			if (afterCommit && result.status < 300) {
+				runtime.faults.consume(afterCommit);
+				runtime.counters.faultsInjected++;
+			} else afterCommit = undefined;
+			if (afterCommit?.kind === 'drop-after-commit') {
 				request.socket.destroy();
 				return;
 			}
+			if (afterCommit?.kind === 'page-200-after-commit') return respond(response, 200, MAINTENANCE_PAGE, { 'content-type': 'text/html; charset=utf-8' });
 			respond(response, result.status, result.body, result.headers);
 		} catch (error) {
-			if (dropAfterCommit) {
-				request.socket.destroy();
-				return;
-			}
 			if (error instanceof ApiError) {
 				respond(response, error.status, error.body(route.family), error.headers);
 				return;

@@ -96,6 +96,39 @@ describe('fault injection', () => {
 		expect((await sandbox.control.ledger()).charges).toHaveLength(1);
 	});
 
+	it('page-200 answers a web page in place of the API and runs nothing; page-200-after-commit runs the create, then answers the page', async () => {
+		await sandbox.control.addFault({ route: 'post_money_v1_payout', kind: 'page-200', count: 1 });
+		const page = await api.call('POST', '/money/v1/payout', { body: payoutBody({ amount: 3100 }), idempotencyKey: randomUUID() });
+		expect(page.status).toBe(200);
+		expect(page.headers['content-type']).toContain('text/html');
+		expect((await sandbox.control.ledger()).payouts.filter((entry) => entry.amount.value === -3100)).toHaveLength(0);
+
+		const key = randomUUID();
+		await sandbox.control.addFault({ route: 'post_money_v1_payout', kind: 'page-200-after-commit', count: 1 });
+		expect((await api.call('POST', '/money/v1/payout', { body: payoutBody({ amount: 3200 }), idempotencyKey: key })).headers['content-type']).toContain('text/html');
+		const again = await api.call('POST', '/money/v1/payout', { body: payoutBody({ amount: 3200 }), idempotencyKey: key });
+		expect(again.status).toBe(201);
+		expect((await sandbox.control.ledger()).payouts.filter((entry) => entry.amount.value === -3200)).toHaveLength(1);
+	});
+
+	it('not-success-200 answers 200 with success: false and runs nothing', async () => {
+		await sandbox.control.addFault({ route: 'get_money_v1_account', kind: 'not-success-200', count: 1 });
+		const answer = await api.call('GET', '/money/v1/account');
+		expect(answer.status).toBe(200);
+		expect(answer.json).toMatchObject({ success: false, error_code: 'PROVIDER_UNAVAILABLE' });
+	});
+
+	it('an after-commit fault is not used up by a request refused before it runs (a 401)', async () => {
+		await sandbox.control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
+		await api.call('GET', '/money/v1/account');
+		await sandbox.control.revokeTokens();
+		const refused = await api.call('POST', '/money/v1/payout', { body: payoutBody({ amount: 3300 }), idempotencyKey: randomUUID() });
+		api.forgetToken();
+		expect(refused.status).toBe(401);
+		expect(await sandbox.control.listFaults()).toHaveLength(1);
+		await sandbox.control.clearFaults();
+	});
+
 	it('a rate is reproducible for the same seed', async () => {
 		const pattern = async (target: Sandbox): Promise<number[]> => {
 			const client = new ApiTestClient(target);

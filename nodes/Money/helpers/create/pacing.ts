@@ -70,13 +70,9 @@ export function classifyRefusal(errorCode: unknown, details: IDataObject | undef
 		if (words.has('monthly') || words.has('month')) return 'monthly_cap';
 		return 'other';
 	}
-	const families = [
-		{ kind: 'velocity' as const, fields: ['velocity_limit', 'velocity_window_seconds', 'velocity_used'] },
-		{ kind: 'daily_cap' as const, fields: ['daily_cap', 'daily_used', 'daily_total'] },
-		{ kind: 'monthly_cap' as const, fields: ['monthly_cap', 'monthly_used', 'monthly_total'] },
-		{ kind: 'other' as const, fields: ['min_amount', 'max_amount'] },
-	].filter((family) => family.fields.some((field) => details[field] !== undefined));
-	if (families.length === 1) return families[0].kind;
+	const families = { velocity: ['velocity_limit', 'velocity_window_seconds', 'velocity_used'], daily_cap: ['daily_cap', 'daily_used', 'daily_total'], monthly_cap: ['monthly_cap', 'monthly_used', 'monthly_total'], other: ['min_amount', 'max_amount'] };
+	const present = (Object.keys(families) as Array<keyof typeof families>).filter((kind) => families[kind].some((field) => details[field] !== undefined));
+	if (present.length === 1) return present[0];
 	const used = Number(details.velocity_used);
 	const limit = Number(details.velocity_limit);
 	return Number.isFinite(used) && Number.isFinite(limit) && limit > 0 && used >= limit ? 'velocity' : 'other';
