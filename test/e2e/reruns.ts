@@ -32,6 +32,8 @@ export function build(ctx: E2eContext): CasePart {
 	const C = amount();
 	const D = amount();
 	const E = amount();
+	/** A create answered 200 with a web page: nothing committed, then committed before the page. */
+	const [P0, P1] = [amount(), amount()];
 	const K = [amount(), amount(), amount(), amount(), amount(), amount()];
 	const K2 = [amount(), amount(), amount(), amount(), amount(), amount()];
 
@@ -82,6 +84,8 @@ export function build(ctx: E2eContext): CasePart {
 			node.money('Charge', mapped('charge')),
 		]),
 		wf('Lost', 'e2e payout whose answer is lost', [node.manualTrigger(), ...rowNodes([{ identifier: BENEFICIARY, amount: C }]), node.money('Pay', mapped('payout'))]),
+		wf('PageNot', 'e2e payout answered by a maintenance page, not committed', [node.manualTrigger(), ...rowNodes([{ identifier: BENEFICIARY, amount: P0 }]), node.money('Pay', mapped('payout'))]),
+		wf('PageCommitted', 'e2e payout answered by a maintenance page after the API committed it', [node.manualTrigger(), ...rowNodes([{ identifier: BENEFICIARY, amount: P1 }]), node.money('Pay', mapped('payout'))]),
 		wf('OnFail', 'e2e payout with Retry On Fail', [
 			node.manualTrigger(),
 			...rowNodes([{ identifier: BENEFICIARY, amount: D }]),
@@ -148,7 +152,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: 'Retry of a payout whose answer was lost after the API committed it creates it once',
+			name: 'Retry of a payout whose answer was lost after the API committed it creates it once, and says created (naming the unanswered attempt)',
 			async fn() {
 				await control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
 				const failed = await ctx.run(ids.Lost, { expectError: true });
@@ -156,9 +160,32 @@ export function build(ctx: E2eContext): CasePart {
 				assert.equal((await ledgerRows('payout', [C])).length, 1, 'the API committed the payout');
 				await control.clearFaults();
 				const retried = await retry(failed.execution.id, false);
-				assert.deepEqual(outcomes(retried.output('Pay')), ['replayed']);
+				// The failed run's unanswered send made it: the Retry is the execution that says so, naming that attempt.
+				assert.deepEqual(outcomes(retried.output('Pay')), ['created']);
+				assert.equal(retried.output('Pay')[0].earlier_attempt, `no answer in execution ${failed.execution.id}`);
 				await assertEachKeyOnce(await ledgerRows('payout', [C]));
 				assert.equal((await ledgerRows('payout', [C])).length, 1);
+			},
+		},
+		{
+			name: 'a payout answered 200 with a web page is not taken for a payment: the run fails saying the money may have moved, its Retry pays it once and says created (page before the API committed, and after)',
+			async fn() {
+				for (const [key, kind, value, held] of [['PageNot', 'page-200', P0, 0], ['PageCommitted', 'page-200-after-commit', P1, 1]] as const) {
+					await control.addFault({ route: 'post_money_v1_payout', kind, count: 1 });
+					const failed = await ctx.run(ids[key], { expectError: true });
+					await control.clearFaults();
+					const error = failed.execution.data?.resultData.error;
+					assert.equal(failed.execution.status, 'error', key);
+					assert.match(String(error?.message), /HTTP 200 with text\/html/, key);
+					assert.match(String(error?.description), /The money may have moved/, key);
+					assert.equal((await ledgerRows('payout', [value])).length, held, `${key}: what the API holds before the Retry`);
+					const retried = await retry(failed.execution.id, false);
+					assert.deepEqual(outcomes(retried.output('Pay')), ['created'], key);
+					assert.equal(retried.output('Pay')[0].earlier_attempt, `HTTP 200 in execution ${failed.execution.id}`, key);
+					const rows = await ledgerRows('payout', [value]);
+					assert.equal(rows.length, 1, key);
+					await assertEachKeyOnce(rows);
+				}
 			},
 		},
 		{
@@ -167,7 +194,7 @@ export function build(ctx: E2eContext): CasePart {
 				await control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
 				const run = await ctx.run(ids.OnFail);
 				await control.clearFaults();
-				assert.deepEqual(outcomes(run.output('Pay')), ['replayed']);
+				assert.deepEqual(outcomes(run.output('Pay')), ['created']);
 				const rows = await ledgerRows('payout', [D]);
 				assert.equal(rows.length, 1);
 				await assertEachKeyOnce(rows);

@@ -144,7 +144,7 @@ export function build(ctx: E2eContext): CasePart {
 				}
 				const [failed] = await ctx.api.listExecutions({ workflowId: ids.Lost, includeData: false, limit: 1 });
 				const retried = await retryExecution(ctx, failed.id, false);
-				await assertPaidOnce([L], retried.output(PAY), ['replayed']);
+				await assertPaidOnce([L], retried.output(PAY), ['created']);
 			},
 		},
 		{
@@ -169,7 +169,7 @@ export function build(ctx: E2eContext): CasePart {
 				if (conflict || /IDEMPOTENCY_CONFLICT/.test(String(error && error.message))) {
 					assert.fail(`the resend was another body: ${JSON.stringify(error || conflict).slice(0, 400)}`);
 				}
-				await assertPaidOnce([R], items, ['replayed']);
+				await assertPaidOnce([R], items, ['created']);
 			},
 		},
 		{
