@@ -187,6 +187,8 @@ export async function moneyApiCall(this: MoneyApiContext, method: 'GET' | 'POST'
 			}
 			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), itemIndex);
 			error.context.unansweredAttempts = unansweredAttempts;
+			// What the first attempt that may have been carried out got: what a later Retry names as the earlier attempt.
+			if (carriedOut || earlierUnanswered !== undefined) error.context.unanswered = earlierUnanswered ?? (failure.httpCode === undefined ? 'no answer' : `HTTP ${failure.httpCode}`);
 			throw error;
 		}
 		if (earlierUnanswered === undefined && carriedOut) earlierUnanswered = failure.httpCode === undefined ? 'no answer' : `HTTP ${failure.httpCode}`;

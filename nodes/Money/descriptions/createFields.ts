@@ -5,6 +5,7 @@ import { accountTypeOptions, channelOptions, currencyOptions, identifierTypeOpti
 import { DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../helpers/create/pacing';
 import { PARTY_PARAMETERS } from '../helpers/validation';
 import { byDisplayName, optionsCollection, retryOptions } from './options';
+import { previewField } from './preview';
 
 /**
  * The parameters of Charge → Create and Payout → Create, one builder per field. The party is the
@@ -14,7 +15,7 @@ import { byDisplayName, optionsCollection, retryOptions } from './options';
 /** What a user maps as the Business Reference of a charge or a payout, in the words of the panel and the errors. */
 export const yourId = (resource: TransactionResource): string => (resource === 'charge' ? 'order or invoice ID' : 'payout ID');
 
-export interface Party {
+interface Party {
 	/** Whose party: the payer of a charge, the beneficiary of a payout (its parameter names: PARTY_PARAMETERS). */
 	resource: TransactionResource;
 	/** "Payer" or "Beneficiary" */
@@ -47,7 +48,7 @@ export const currencyField: INodeProperties = {
 	default: 'XOF',
 };
 
-export const identifierTypeField = ({ resource, label }: Party): INodeProperties => ({
+const identifierTypeField = ({ resource, label }: Party): INodeProperties => ({
 	displayName: `${label} Identifier Type`,
 	name: PARTY_PARAMETERS[resource].identifierType,
 	type: 'options',
@@ -58,7 +59,7 @@ export const identifierTypeField = ({ resource, label }: Party): INodeProperties
 	description: `How the ${label.toLowerCase()} is identified`,
 });
 
-export const identifierField = ({ resource, label, verb }: Party): INodeProperties => ({
+const identifierField = ({ resource, label, verb }: Party): INodeProperties => ({
 	displayName: `${label} Identifier`,
 	name: PARTY_PARAMETERS[resource].identifier,
 	type: 'string',
@@ -71,7 +72,7 @@ export const identifierField = ({ resource, label, verb }: Party): INodeProperti
 const MOBILE_MONEY = 'Mobile money; the final status arrives later';
 
 /** The channel list; the Platform channel is described by the operation (how the party approves). */
-export const channelField = (platformDescription: string): INodeProperties => ({
+const channelField = (platformDescription: string): INodeProperties => ({
 	displayName: 'Channel',
 	name: 'channel',
 	type: 'options',
@@ -80,7 +81,7 @@ export const channelField = (platformDescription: string): INodeProperties => ({
 	default: 'platform',
 });
 
-export const accountTypeField = ({ resource, label }: Party): INodeProperties => ({
+const accountTypeField = ({ resource, label }: Party): INodeProperties => ({
 	displayName: `${label} Account Type`,
 	name: PARTY_PARAMETERS[resource].accountType,
 	type: 'options',
@@ -97,7 +98,7 @@ const RERUNS_DOC = 'https://github.com/n8n-nodes-money/n8n-nodes-money/blob/main
  * resolves a mapped value before it reads displayOptions, and one it cannot resolve yet (no input
  * data) reads as empty.
  */
-export const businessReferenceField = (resource: TransactionResource): INodeProperties => ({
+const businessReferenceField = (resource: TransactionResource): INodeProperties => ({
 	displayName: 'Business Reference',
 	name: 'businessReference',
 	type: 'string',
@@ -109,7 +110,7 @@ export const businessReferenceField = (resource: TransactionResource): INodeProp
 });
 
 /** A create in a production execution needs a Business Reference unless this is turned off (docs/decisions.md#d8). */
-export const requireBusinessReferenceField = (resource: TransactionResource): INodeProperties => ({
+const requireBusinessReferenceField = (resource: TransactionResource): INodeProperties => ({
 	displayName: 'Require Business Reference',
 	name: 'requireBusinessReference',
 	type: 'boolean',
@@ -117,7 +118,7 @@ export const requireBusinessReferenceField = (resource: TransactionResource): IN
 	description: `Whether to refuse, before any request, a ${resource} without a Business Reference in a production execution (trigger, webhook, schedule, Retry of an execution; manual runs in the editor are not affected)`,
 });
 
-export const requireBusinessReferenceOffNotice = (resource: TransactionResource): INodeProperties => ({
+const requireBusinessReferenceOffNotice = (resource: TransactionResource): INodeProperties => ({
 	displayName: `Without a Business Reference, only the node’s own retries, Retry On Fail and a Retry of this execution are recognised. Running the workflow again, a second trigger event, or re-sending the rows after a queue-mode worker crash ${resource === 'charge' ? 'charges' : 'pays'} again, and a ${resource} whose answer was lost cannot be told apart from a new one.`,
 	name: 'requireBusinessReferenceOffNotice',
 	type: 'notice',
@@ -126,7 +127,7 @@ export const requireBusinessReferenceOffNotice = (resource: TransactionResource)
 });
 
 /** Account Number, Message, Metadata and the payment reference; the wallet is credited by a charge, debited by a payout. */
-export const additionalFields = (walletEffect: 'credit' | 'debit'): INodeProperties => ({
+const additionalFields = (walletEffect: 'credit' | 'debit'): INodeProperties => ({
 	displayName: 'Additional Fields',
 	name: 'additionalFields',
 	type: 'collection',
@@ -188,7 +189,7 @@ export const additionalFields = (walletEffect: 'credit' | 'debit'): INodePropert
 });
 
 /** Shown only when an AI agent uses the node as a tool: creates are off until allowed, and capped. */
-export const toolModeFields = (resource: TransactionResource, moveVerb: string): INodeProperties[] => [
+const toolModeFields = (resource: TransactionResource, moveVerb: string): INodeProperties[] => [
 	{
 		displayName: 'Allow Money Movement in Tool Mode',
 		name: 'allowMoneyMovementInToolMode',
@@ -249,7 +250,7 @@ const payoutRunOptions: INodeProperties[] = [
 ];
 
 /** The Options of a create: pacing and checks (payouts), retries, waiting for the final status, the PIN override. */
-export const createOptions = (resource: TransactionResource): INodeProperties =>
+const createOptions = (resource: TransactionResource): INodeProperties =>
 	optionsCollection(
 		byDisplayName([
 			...(resource === 'payout' ? payoutRunOptions : []),
@@ -290,3 +291,28 @@ export const createOptions = (resource: TransactionResource): INodeProperties =>
 			},
 		]),
 	);
+
+const PARTIES: Record<TransactionResource, Party & { platform: string; walletEffect: 'credit' | 'debit'; moveVerb: string }> = {
+	charge: { resource: 'charge', label: 'Payer', verb: 'charged', platform: 'The payer approves in the app; the output carries the redirect_link to hand to the payer', walletEffect: 'credit', moveVerb: 'charge' },
+	payout: { resource: 'payout', label: 'Beneficiary', verb: 'paid', platform: 'In-app wallet transfer', walletEffect: 'debit', moveVerb: 'pay out' },
+};
+
+/** The parameters of Charge → Create or Payout → Create, in the panel's order. */
+export function createFields(resource: TransactionResource): INodeProperties[] {
+	const party = PARTIES[resource];
+	return [
+		amountField,
+		currencyField,
+		identifierTypeField(party),
+		identifierField(party),
+		channelField(party.platform),
+		accountTypeField(party),
+		businessReferenceField(resource),
+		requireBusinessReferenceField(resource),
+		requireBusinessReferenceOffNotice(resource),
+		additionalFields(party.walletEffect),
+		...toolModeFields(resource, party.moveVerb),
+		previewField(resource),
+		createOptions(resource),
+	];
+}

@@ -2,7 +2,7 @@ import type { INodeProperties, NodeHint } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
 
-/** Preview Only on Charge → Create and Payout → Create (helpers/create/preview/). */
+/** Preview Only on Charge → Create and Payout → Create (helpers/create/preview.ts). */
 export const previewField = (resource: TransactionResource): INodeProperties => ({
 	displayName: 'Preview Only',
 	name: 'preview',

@@ -1,8 +1,8 @@
 import type { INode, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-import { explainFailure, moneyApiError, redactFailure } from '../../../nodes/transport/errors';
-import { failureFromResponse, failureFromThrown } from '../../../nodes/transport/failures';
+import { asNodeError, cancelledError, errorItemJson, explainFailure, isCancellation, moneyApiError, notSent, redactFailure } from '../../../nodes/transport/errors';
+import { failureFromThrown } from '../../../nodes/transport/failures';
 
 const node: INode = {
 	id: 'n1',
@@ -128,22 +128,6 @@ describe('error mapping (spec 7)', () => {
 		expect(fine.message).not.toContain('clock');
 	});
 
-	it('reads both envelopes and the token error shape', () => {
-		expect(
-			failureFromResponse(402, { success: false, error_code: 'INSUFFICIENT_FUNDS', message: 'no', details: { available_balance: 5 } }, { date: 'x' }),
-		).toEqual({ httpCode: 402, errorCode: 'INSUFFICIENT_FUNDS', apiMessage: 'no', details: { available_balance: 5 }, serverDate: 'x' });
-		expect(failureFromResponse(404, { success: false, message: 'gone', error_code: 'transaction_not_found' })).toEqual({
-			httpCode: 404,
-			errorCode: 'transaction_not_found',
-			apiMessage: 'gone',
-		});
-		expect(failureFromResponse(401, { error: 'invalid_client', error_description: 'bad' })).toMatchObject({
-			errorCode: 'invalid_client',
-			apiMessage: 'bad',
-		});
-		expect(failureFromResponse(429, '', { 'retry-after': '3' })).toMatchObject({ retryAfterSeconds: 3 });
-	});
-
 	it('builds a fresh NodeApiError from a thrown client error without its request', () => {
 		const pin = '48151623';
 		const axiosLike = Object.assign(new Error('Request failed with status code 401'), {
@@ -168,12 +152,6 @@ describe('error mapping (spec 7)', () => {
 		expect(JSON.stringify(failure)).not.toContain('48151623');
 		expect(failure.apiMessage).toBe('pin [redacted] is wrong');
 	});
-
-	it('classifies lost connections as retryable', () => {
-		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
-		expect(failureFromThrown(new NodeApiError(node, reset as unknown as JsonObject))).toMatchObject({ retryable: true, failure: { transportMessage: 'socket hang up (ECONNRESET)' } });
-		expect(failureFromThrown(new Error('Money API token request failed (HTTP 401, invalid_client): check'))).toMatchObject({ retryable: false });
-	});
 });
 
 describe('a create whose outcome is unknown says so whatever its last failure was', () => {
@@ -187,5 +165,96 @@ describe('a create whose outcome is unknown says so whatever its last failure wa
 		const { description } = explainFailure({ transportMessage: 'Money API token request failed: ECONNREFUSED', createOutcomeUnknown: true, earlierUnanswered: 'no answer' });
 		expect(description).not.toContain('nothing was sent');
 		expect(description).toContain('The money may have moved');
+	});
+});
+
+describe('an answer that was not the Money API answer', () => {
+	const unexpectedAnswer = 'text/html, not a JSON object (38 bytes)';
+
+	it('says what came back, and to check the Base URL', () => {
+		expect(explainFailure({ httpCode: 200, unexpectedAnswer, attempts: 4 })).toEqual({
+			message: "The Money API's answer was not one it gives: HTTP 200 with text/html, not a JSON object (38 bytes)",
+			description:
+				'Something other than the Money API may have answered (a proxy, a maintenance page, a wrong Base URL in the credential), so the answer was not taken as a result. Check the Base URL of the Money API credential, then try again later. (4 attempts made)',
+		});
+	});
+
+	it('for a create, says the money may have moved instead of to try again', () => {
+		const { description } = explainFailure({ httpCode: 201, unexpectedAnswer, createOutcomeUnknown: true, earlierUnanswered: 'HTTP 201', attempts: 2 });
+		expect(description).toContain('(2 attempts made) An earlier attempt of this request got HTTP 201. The money may have moved');
+		expect(description).not.toContain('try again later');
+	});
+});
+
+describe('cancelledError', () => {
+	it('marks the error cancelled, and attempted: false only when nothing went out', () => {
+		const unsent = cancelledError(node, 'not sent', { itemIndex: 2, attempted: false });
+		expect(unsent.context).toMatchObject({ cancelled: true, attempted: false, itemIndex: 2 });
+		expect(unsent.description).toBe('The execution was stopped. Nothing was sent for this item.');
+		expect(isCancellation(unsent)).toBe(true);
+		const underWay = cancelledError(node, 'cut off', { attempted: true });
+		expect(underWay.context.attempted).toBeUndefined();
+		expect(underWay.description).toMatch(/may have reached the Money API/);
+		expect(isCancellation(new Error('x'))).toBe(false);
+		expect(isCancellation(undefined)).toBe(false);
+	});
+});
+
+describe('notSent', () => {
+	it('is the one shape of a refusal: attempted: false, the item, what and why, what to do, and what it concerns', () => {
+		const error = notSent(node, 4, 'Not sent: no', 'Do this.', { field: 'amount', parameter: 'amount', error_code: null });
+		expect(error).toBeInstanceOf(NodeOperationError);
+		expect(error.message).toBe('Not sent: no');
+		expect(error.description).toBe('Do this.');
+		expect(error.context).toMatchObject({ attempted: false, itemIndex: 4, field: 'amount', parameter: 'amount', error_code: null });
+	});
+});
+
+describe('asNodeError', () => {
+	it('keeps the node own errors, giving them the item when they have none, and makes any other a NodeOperationError with its message only', () => {
+		const own = new NodeOperationError(node, 'mine');
+		expect(asNodeError(node, own, 3)).toBe(own);
+		expect(own.context.itemIndex).toBe(3);
+		const placed = new NodeOperationError(node, 'placed', { itemIndex: 1 });
+		expect(asNodeError(node, placed, 3).context.itemIndex).toBe(1);
+		const other = asNodeError(node, Object.assign(new Error('boom'), { config: { headers: { authorization: 'Bearer secret' } } }), 2);
+		expect(other).toBeInstanceOf(NodeOperationError);
+		expect(other.message).toBe('boom');
+		expect(JSON.stringify(other)).not.toContain('secret');
+		expect(asNodeError(node, 'text', 0).message).toBe('text');
+	});
+});
+
+describe('errorItemJson', () => {
+	it('keeps the message, description, code, HTTP status, details, field and attempted: false', () => {
+		const error = new NodeOperationError(node, 'Money API error LIMIT_EXCEEDED (HTTP 403): no', { description: 'Lower the amount', itemIndex: 2 });
+		Object.assign(error.context, {
+			error_code: 'LIMIT_EXCEEDED',
+			httpCode: 403,
+			details: { max_amount: 3000 },
+			field: 'amount',
+			attempted: false,
+			idempotency_key: 'k-1',
+		});
+		expect(errorItemJson(error)).toEqual({
+			error: 'Money API error LIMIT_EXCEEDED (HTTP 403): no',
+			description: 'Lower the amount',
+			error_code: 'LIMIT_EXCEEDED',
+			httpCode: 403,
+			details: { max_amount: 3000 },
+			field: 'amount',
+			attempted: false,
+		});
+	});
+
+	it('says null for what a bare error does not know, and leaves the rest out', () => {
+		const error = new NodeOperationError(node, 'boom');
+		Object.assign(error.context, { attempted: true });
+		expect(errorItemJson(error)).toEqual({ error: 'boom', description: null, error_code: null, httpCode: null });
+	});
+
+	it('takes the status of an API error and marks a cancelled one', () => {
+		expect(errorItemJson(moneyApiError(node, { httpCode: 503, errorCode: 'PROVIDER_UNAVAILABLE' }))).toMatchObject({ error_code: 'PROVIDER_UNAVAILABLE', httpCode: 503 });
+		expect(errorItemJson(cancelledError(node, 'stopped', { attempted: false }))).toMatchObject({ attempted: false, cancelled: true });
 	});
 });

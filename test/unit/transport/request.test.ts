@@ -1,31 +1,8 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
+import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
-import { moneyApiCall, moneyApiPages, moneyApiRequest } from '../../../nodes/transport/request';
-
-const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
-
-type Reply = { statusCode: number; body?: unknown; headers?: Record<string, string> } | Error;
-
-function fakeContext(replies: Reply[], signal?: AbortSignal) {
-	const calls: IHttpRequestOptions[] = [];
-	const context = {
-		getNode: () => node,
-		getExecutionCancelSignal: () => signal,
-		logger: { debug: () => {}, warn: () => {} },
-		helpers: {
-			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
-				calls.push(JSON.parse(JSON.stringify(options)));
-				const reply = replies.shift();
-				if (!reply) throw new Error('no more replies');
-				if (reply instanceof Error) throw reply;
-				return { headers: {}, body: {}, ...reply };
-			},
-		},
-	};
-	return { context: context as unknown as IExecuteFunctions, calls };
-}
-
-const fast = { maxRetries: 3, baseDelayMs: 1 };
+import { itemRoute, ROUTES } from '../../../nodes/api/values';
+import { callSettingsOf, cancelSignalOf, moneyApiCall, moneyApiRequest, waitUnlessCancelled } from '../../../nodes/transport/request';
+import { fakeContext, fast, type Reply } from './replies';
 
 describe('moneyApiRequest in a cancelled execution', () => {
 	it('sends nothing once the execution is cancelled: the error says so, attempted: false', async () => {
@@ -63,13 +40,72 @@ describe('moneyApiRequest in a cancelled execution', () => {
 	});
 });
 
+describe('waitUnlessCancelled', () => {
+	// n8n 1.x's sleep: resolves at the end of the wait whatever the signal says.
+	const sleepIgnoringSignal = async (ms: number) => await new Promise<void>((resolve) => setTimeout(resolve, ms));
+	// n8n 2.x's sleep: rejects with the abort reason as soon as the signal aborts.
+	const sleepHonouringSignal = async (ms: number, signal?: AbortSignal) =>
+		await new Promise<void>((resolve, reject) => {
+			const timer = setTimeout(resolve, ms);
+			signal?.addEventListener('abort', () => {
+				clearTimeout(timer);
+				reject(new Error('This operation was aborted'));
+			});
+		});
+
+	it('says "cancelled" after the wait when the execution was cancelled during it, as n8n 1.x cannot abort the wait', async () => {
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(), 5);
+		await expect(waitUnlessCancelled(30, controller.signal, sleepIgnoringSignal)).resolves.toBe(true);
+	});
+
+	it('says "cancelled" at once when n8n 2.x aborts the wait, instead of throwing its abort error', async () => {
+		const controller = new AbortController();
+		setTimeout(() => controller.abort(), 5);
+		const started = Date.now();
+		await expect(waitUnlessCancelled(10_000, controller.signal, sleepHonouringSignal)).resolves.toBe(true);
+		expect(Date.now() - started).toBeLessThan(5_000);
+	});
+
+	it('does not wait at all once cancelled', async () => {
+		const controller = new AbortController();
+		controller.abort();
+		const wait = jest.fn(sleepIgnoringSignal);
+		await expect(waitUnlessCancelled(10_000, controller.signal, wait)).resolves.toBe(true);
+		expect(wait).not.toHaveBeenCalled();
+	});
+
+	it('just waits when nothing was cancelled, with or without a signal; another failure of the wait is thrown', async () => {
+		await expect(waitUnlessCancelled(1, new AbortController().signal, sleepIgnoringSignal)).resolves.toBe(false);
+		await expect(waitUnlessCancelled(1, undefined)).resolves.toBe(false);
+		await expect(waitUnlessCancelled(1, undefined, async () => await Promise.reject(new Error('timer broke')))).rejects.toThrow('timer broke');
+	});
+
+	it('reads the signal of contexts that have one, and none of those that do not', () => {
+		const signal = new AbortController().signal;
+		expect(cancelSignalOf({ getExecutionCancelSignal: () => signal })).toBe(signal);
+		expect(cancelSignalOf({})).toBeUndefined();
+	});
+});
+
+describe('callSettingsOf', () => {
+	it('reads Max Retries, Retry Base Delay and Request Timeout from the Options, the defaults where they are missing or not numbers', () => {
+		expect(callSettingsOf({ maxRetries: 2.7, retryBaseDelayMs: 10, requestTimeoutMs: 5000 })).toEqual({ retry: { maxRetries: 2, baseDelayMs: 10 }, timeoutMs: 5000 });
+		expect(callSettingsOf({})).toEqual({ retry: { maxRetries: 3, baseDelayMs: 500 }, timeoutMs: 60_000 });
+		expect(callSettingsOf({ maxRetries: -1, retryBaseDelayMs: 'x', requestTimeoutMs: 0 })).toEqual({ retry: { maxRetries: 3, baseDelayMs: 500 }, timeoutMs: 60_000 });
+		expect(callSettingsOf({ maxRetries: 0 }).retry.maxRetries).toBe(0);
+	});
+});
+
 describe('moneyApiRequest', () => {
+	const acknowledged = { statusCode: 201, body: { success: true, reference: 'po_1' } };
+
 	it('resends the same idempotency key and body after a 503 and a lost connection', async () => {
 		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 		const { context, calls } = fakeContext([
 			{ statusCode: 503, body: { success: false, error_code: 'PROVIDER_UNAVAILABLE', message: 'later' } },
 			reset,
-			{ statusCode: 201, body: { success: true, reference: 'po_1' } },
+			acknowledged,
 		]);
 		const body = { amount: 5, pin: '1234' };
 		const result = await moneyApiRequest.call(context, 'POST', '/money/v1/payout', {
@@ -91,9 +127,9 @@ describe('moneyApiRequest', () => {
 	it('counts the attempts that went unanswered (no answer, 5xx) before the answer, or before it gave up', async () => {
 		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 		const busy = { statusCode: 429, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': '0' } };
-		const answered = fakeContext([reset, busy, { statusCode: 502, body: {} }, { statusCode: 201, body: { success: true } }]);
+		const answered = fakeContext([reset, busy, { statusCode: 502, body: {} }, acknowledged]);
 		expect((await moneyApiCall.call(answered.context, 'POST', '/money/v1/payout', { retry: fast })).unansweredAttempts).toBe(2);
-		const clean = fakeContext([{ statusCode: 201, body: { success: true } }]);
+		const clean = fakeContext([acknowledged]);
 		expect((await moneyApiCall.call(clean.context, 'POST', '/money/v1/payout', { retry: fast })).unansweredAttempts).toBe(0);
 		const gaveUp = fakeContext([reset, busy]);
 		await expect(moneyApiCall.call(gaveUp.context, 'POST', '/money/v1/payout', { retry: { maxRetries: 1, baseDelayMs: 1 } })).rejects.toMatchObject({
@@ -122,10 +158,10 @@ describe('moneyApiRequest', () => {
 
 	it('gives a 401 (a token revoked again after n8n refreshed it) one more round, once per call', async () => {
 		const unauthorized = () => Object.assign(new Error('Request failed with status code 401'), { response: { status: 401, data: { error_code: 'unauthorized' }, headers: {} } });
-		const once = fakeContext([unauthorized(), { statusCode: 201, body: { success: true } }]);
+		const once = fakeContext([unauthorized(), acknowledged]);
 		await expect(moneyApiRequest.call(once.context, 'POST', '/money/v1/payout', { retry: fast })).resolves.toMatchObject({ success: true });
 		expect(once.calls).toHaveLength(2);
-		const twice = fakeContext([unauthorized(), unauthorized(), { statusCode: 201 }]);
+		const twice = fakeContext([unauthorized(), unauthorized(), acknowledged]);
 		await expect(moneyApiRequest.call(twice.context, 'POST', '/money/v1/payout', { retry: fast })).rejects.toMatchObject({ httpCode: '401' });
 		expect(twice.calls).toHaveLength(2);
 	});
@@ -134,22 +170,6 @@ describe('moneyApiRequest', () => {
 		const { context, calls } = fakeContext([{ statusCode: 429, body: {}, headers: { 'retry-after': '3600' } }]);
 		await expect(moneyApiRequest.call(context, 'GET', '/money/v1/account', { retry: fast })).rejects.toMatchObject({ httpCode: '429' });
 		expect(calls).toHaveLength(1);
-	});
-
-	it('pages through a list until pagination.pages', async () => {
-		const page = (n: number, pages: number): Reply => ({
-			statusCode: 200,
-			body: { success: true, data: [{ reference: `r${n}a` }, { reference: `r${n}b` }], pagination: { page: n, limit: 2, total: pages * 2, pages } },
-		});
-		const { context, calls } = fakeContext([page(1, 3), page(2, 3), page(3, 3)]);
-		const all: IDataObject[] = [];
-		for await (const listed of moneyApiPages.call(context, '/money/v1/charge', { status: 'PENDING' }, { retry: fast })) all.push(...listed.items);
-		expect(all.map((entry: IDataObject) => entry.reference)).toEqual(['r1a', 'r1b', 'r2a', 'r2b', 'r3a', 'r3b']);
-		expect(calls.map((call) => call.qs)).toEqual([
-			{ status: 'PENDING', page: 1, limit: 100 },
-			{ status: 'PENDING', page: 2, limit: 100 },
-			{ status: 'PENDING', page: 3, limit: 100 },
-		]);
 	});
 });
 
@@ -169,5 +189,74 @@ describe('a create whose outcome is unknown says so', () => {
 		const read = await descriptionOf('GET', [unavailable, unavailable]);
 		expect(read).not.toContain('may have moved');
 		expect(read).toContain('Try again later');
+	});
+});
+
+describe('a 2xx that is not the Money API answer (docs/decisions.md#d7)', () => {
+	const json = { 'content-type': 'application/json; charset=utf-8' };
+	const html = '<html><body>Maintenance</body></html>';
+	const charge = { reference: 'ch_1', status: 'PENDING' };
+
+	/** The error of a call whose every attempt got `reply`. */
+	async function failureOf(method: 'GET' | 'POST', route: string, reply: Reply, maxRetries = 0) {
+		const { context, calls } = fakeContext(Array.from({ length: maxRetries + 1 }, () => reply));
+		const error = await moneyApiCall.call(context, method, route, { retry: { maxRetries, baseDelayMs: 1 } }).then(
+			() => undefined,
+			(thrown: unknown) => thrown as { message: string; description: string; httpCode: string; context: IDataObject },
+		);
+		if (!error) throw new Error(`${method} ${route} was taken as answered`);
+		return { error, calls };
+	}
+
+	it.each([
+		['a web page', 'POST', ROUTES.payout, { statusCode: 200, body: html, headers: { 'content-type': 'text/html' } }, `HTTP 200 with text/html, not a JSON object (${Buffer.byteLength(html)} bytes)`],
+		['success: false', 'GET', itemRoute('charge', 'ch_1'), { statusCode: 200, body: { success: false, error_code: 'MAINTENANCE' }, headers: json }, 'HTTP 200 with application/json, success: false (error_code MAINTENANCE)'],
+		['a create answer without reference', 'POST', ROUTES.charge, { statusCode: 201, body: { success: true, data: charge }, headers: json }, 'HTTP 201 with application/json without the reference of an acknowledgement'],
+		['a list without pagination', 'GET', ROUTES.payout, { statusCode: 200, body: { success: true, data: [charge] }, headers: json }, 'HTTP 200 with application/json without the data and pagination of a list'],
+		['a record without data', 'GET', itemRoute('payout', 'po_1'), { statusCode: 200, body: { success: true }, headers: json }, 'HTTP 200 with application/json without the data of a transaction'],
+		['transaction details without reference', 'GET', itemRoute('transactionDetails', 'T-1'), { statusCode: 200, body: { status: 'COMPLETED' }, headers: json }, 'HTTP 200 with application/json without the reference of transaction details'],
+		['the account without account', 'GET', ROUTES.account, { statusCode: 200, body: { success: true, data: {} } }, 'HTTP 200 with no content type without the account'],
+	] as Array<[string, 'GET' | 'POST', string, Reply, string]>)('is not taken as a result: %s', async (_what, method, route, reply, said) => {
+		const { error } = await failureOf(method, route, reply);
+		expect(error.message).toBe(`The Money API's answer was not one it gives: ${said}`);
+		expect(error.description).toContain('Something other than the Money API may have answered');
+		expect(error.context.httpCode).toBe(Number(said.slice(5, 8)));
+	});
+
+	it('is sent again like a 503, the same key and body, and the API answer after it is the result', async () => {
+		const { context, calls } = fakeContext([{ statusCode: 200, body: html, headers: { 'content-type': 'text/html' } }, { statusCode: 201, body: { success: true, reference: 'po_1' } }]);
+		const answer = await moneyApiCall.call(context, 'POST', ROUTES.payout, { body: { amount: 5 }, headers: { 'idempotency-key': 'k-1' }, retry: fast });
+		expect(answer).toMatchObject({ body: { reference: 'po_1' }, unansweredAttempts: 1 });
+		expect(calls).toHaveLength(2);
+		expect(calls[1]).toEqual(calls[0]);
+	});
+
+	it('after the last attempt, a POST says the money may have moved and counts every unanswered attempt', async () => {
+		const page = { statusCode: 200, body: html, headers: { 'content-type': 'text/html' } };
+		const { error, calls } = await failureOf('POST', ROUTES.payout, page, 2);
+		expect(calls).toHaveLength(3);
+		expect(error.context.unansweredAttempts).toBe(3);
+		expect(error.description).toContain('(3 attempts made)');
+		expect(error.description).toContain('An earlier attempt of this request got HTTP 200. The money may have moved');
+		expect(error.description).not.toContain('Check the Base URL');
+	});
+
+	it('a GET says to check the Base URL, never that money may have moved', async () => {
+		const { error } = await failureOf('GET', ROUTES.account, { statusCode: 200, body: html, headers: { 'content-type': 'text/html' } }, 1);
+		expect(error.description).toContain('Check the Base URL of the Money API credential, then try again later. (2 attempts made)');
+		expect(error.description).not.toContain('may have moved');
+	});
+
+	it('takes what the specification gives for each route', async () => {
+		const answers: Array<[string, unknown]> = [
+			[ROUTES.payout, { success: true, data: [], pagination: { page: 1, pages: 1 } }],
+			[itemRoute('charge', 'ch_1'), { success: true, data: charge }],
+			[itemRoute('transactionDetails', 'T-1'), { reference: 'T-1', status: 'COMPLETED' }],
+			[ROUTES.account, { success: true, account: { number: 'WAL-1' } }],
+		];
+		for (const [route, body] of answers) {
+			const { context } = fakeContext([{ statusCode: 200, body: JSON.stringify(body), headers: json }]);
+			await expect(moneyApiRequest.call(context, 'GET', route, { retry: fast })).resolves.toEqual(body);
+		}
 	});
 });

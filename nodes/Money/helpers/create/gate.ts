@@ -60,7 +60,7 @@ function identityRefusal(context: IExecuteFunctions, resource: TransactionResour
 	const description =
 		`A Retry repeats the run it retries: the Money API keeps idempotency keys per API client and a Business Reference is the key, so under another client or another reference the rows this run (or any earlier Retry of this execution) already made would be made a second time. Nothing was sent. ` +
 		`To finish this execution, put back the credential and the Business Reference mapping the run started with, then Retry. ` +
-		`To send under the new ones instead, check the ${resource}s already made (Get Many) and send only the rows not made yet in a new execution, with a Business Reference.`;
+		`To send under the new ones instead, check the ${resource}s already made (Reconcile, or Get Many with Return All, over the run's time) and send only the rows not made yet in a new execution, with a Business Reference.`;
 	const field = first.client !== now.client ? 'credential' : 'idempotency-key';
 	return (itemIndex) => notSent(context.getNode(), itemIndex, message, description, { error_code: null, field, details });
 }
@@ -233,7 +233,7 @@ export class Gate {
 		}
 		const debiting = sendable.filter((row) => !paid.includes(row) && debitsWallet(row.body as IDataObject, wallet));
 		const others = sendable.length - paid.length - debiting.length;
-		if (others > 0) this.context.logger.info(`Money: Check Balance First covers ${wallet.currency} payouts from wallet ${wallet.number} only; ${others} payouts in another currency are not checked`);
+		if (others > 0) this.context.logger.info(`Money: Check Balance First covers ${wallet.currency} payouts from wallet ${wallet.number} only; ${others} payouts in another currency or from another account are not checked`);
 		const total = debiting.reduce((sum, row) => sum + (row.body?.amount as number), 0);
 		if (total <= wallet.value) return;
 		const { currency, value: balance, number } = wallet;
@@ -306,7 +306,7 @@ export class Gate {
 					context.getNode(),
 					itemIndex,
 					`This Retry repeats a run that n8n lost in a crash; the ${resource} was not sent`,
-					"n8n was stopped in the middle of this node's earlier run and its memory of that run was not saved, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution (Get Many over its time), then send only the missing rows in a new execution, with a Business Reference. Do not map a Business Reference and retry this execution: the rows paid before the crash were paid without one, and would be paid again.",
+					"n8n was stopped in the middle of this node's earlier run and its memory of that run was not saved, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution (Reconcile, or Get Many with Return All, over its time), then send only the missing rows in a new execution, with a Business Reference. Do not map a Business Reference and retry this execution: the rows paid before the crash were paid without one, and would be paid again.",
 				);
 			}
 			if (context.getMode() !== 'manual') {

@@ -150,6 +150,8 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		const waits = settings.onVelocityLimit === 'wait';
 		const paced = waits && resource === 'payout';
 		let unansweredBefore = 0;
+		/** What the first attempt of this create that may have been carried out got, across the resends. */
+		let firstUnanswered: unknown;
 		try {
 			for (;;) {
 				if (paced) await waitFor(row, pacer.delayBeforeNext(now()));
@@ -168,6 +170,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 						const wait = pacer.learnFromRefusal(details, now());
 						if (!waits) throw nodeError;
 						unansweredBefore += Number(nodeError.context.unansweredAttempts ?? 0);
+						firstUnanswered ??= nodeError.context.unanswered;
 						await waitFor(row, wait);
 						continue;
 					}
@@ -182,7 +185,9 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 				}
 			}
 		} catch (error) {
-			throw withEarlierUnanswered(asNodeError(node, error, row.itemIndex), resource, unansweredBefore);
+			const nodeError = asNodeError(node, error, row.itemIndex);
+			if (firstUnanswered !== undefined) nodeError.context.unanswered = firstUnanswered;
+			throw withEarlierUnanswered(nodeError, resource, unansweredBefore);
 		}
 	};
 
@@ -209,12 +214,13 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			return { ...made, ...identity, reference, ...answered, resource, idempotency_key: key, ...(!replayed && earlierAttempt ? { earlier_attempt: earlierAttempt } : {}) };
 		} catch (error) {
 			const nodeError = asNodeError(node, error, row.itemIndex);
-			const { httpCode, unansweredAttempts } = nodeError.context;
+			const { httpCode, unansweredAttempts, unanswered } = nodeError.context;
 			if (nodeError.context.attempted !== false) {
-				// The transport counts the attempts that may have been carried out; any other failure without an answer may have been.
+				// The transport counts the attempts that may have been carried out and says what the first got; any other failure without an answer may have been.
 				const noAnswer = httpCode === undefined || httpCode === null;
 				const uncertain = typeof unansweredAttempts === 'number' ? unansweredAttempts > 0 : noAnswer || Number(httpCode) >= 500;
-				memory.failed(key, httpCode, uncertain ? `${noAnswer ? 'no answer' : `HTTP ${String(httpCode)}`} in execution ${context.getExecutionId()}` : undefined, earlierEntry);
+				const got = typeof unanswered === 'string' ? unanswered : noAnswer ? 'no answer' : `HTTP ${String(httpCode)}`;
+				memory.failed(key, httpCode, uncertain ? `${got} in execution ${context.getExecutionId()}` : undefined, earlierEntry);
 			}
 			throw nodeError;
 		}

@@ -1,14 +1,14 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import * as account from '../../../../nodes/Money/actions/account';
 import * as charge from '../../../../nodes/Money/actions/charge';
-import type { OperationModule } from '../../../../nodes/Money/actions/node.type';
+import type { OperationModule, RunOperationModule } from '../../../../nodes/Money/actions/node.type';
 import * as payout from '../../../../nodes/Money/actions/payout';
-import { errorItemJson, OPERATIONS, router } from '../../../../nodes/Money/actions/router';
-import { cancelledError } from '../../../../nodes/transport/cancellation';
+import { OPERATIONS, router } from '../../../../nodes/Money/actions/router';
 import * as transaction from '../../../../nodes/Money/actions/transaction';
+import type { ItemRun } from '../../../../nodes/Money/helpers/create/run';
 import { Money } from '../../../../nodes/Money/Money.node';
+import { cancelledError, errorItemJson, type NodeError, notSent } from '../../../../nodes/transport/errors';
 import { parameter, values } from '../../support/properties';
 
 const RESOURCE_MODULES: Record<string, object> = { account, charge, payout, transaction };
@@ -55,6 +55,20 @@ function execution(
 	} as unknown as IExecuteFunctions;
 }
 
+/**
+ * A create run whose items run `execute`; a failed item says `outcome: "failed"` as a create's does
+ * (the run's own failed item is helpers/create/run.ts's, tested in the engine tests).
+ */
+function itemRun(execute: (itemIndex: number) => Promise<INodeExecutionData[]>): ItemRun {
+	return { execute, failedJson: (_itemIndex: number, error: NodeError) => ({ outcome: 'failed', ...errorItemJson(error) }), finish: () => undefined };
+}
+
+/** Replaces the items of an operation: a read's `execute`, or the items of a create's run. */
+function replaceItems(handler: object, execute: (itemIndex: number) => Promise<INodeExecutionData[]>) {
+	if ('start' in handler) return jest.spyOn(handler as RunOperationModule, 'start').mockResolvedValue(itemRun(execute));
+	return jest.spyOn(handler as OperationModule, 'execute').mockImplementation(execute);
+}
+
 afterEach(() => jest.restoreAllMocks());
 
 describe('Money router', () => {
@@ -70,10 +84,12 @@ describe('Money router', () => {
 		}
 	});
 
-	it('runs Reconcile, and only Reconcile, on all items at once', () => {
+	it('runs Reconcile, and only Reconcile, on all items at once; prepares the run of a create, and only of a create, before its items', () => {
 		const batch = tablePairs().filter((pair) => 'executeBatch' in handlerOf(pair));
 		expect(batch.sort()).toEqual(['charge.reconcile', 'payout.reconcile']);
-		for (const pair of tablePairs()) expect('executeBatch' in handlerOf(pair) || 'execute' in handlerOf(pair)).toBe(true);
+		const prepared = tablePairs().filter((pair) => 'start' in handlerOf(pair));
+		expect(prepared.sort()).toEqual(['charge.create', 'payout.create']);
+		for (const pair of tablePairs()) expect('executeBatch' in handlerOf(pair) || 'start' in handlerOf(pair) || 'execute' in handlerOf(pair)).toBe(true);
 	});
 
 	it('runs the items of a get concurrently, up to Concurrency, and every other operation one at a time, in input order', async () => {
@@ -81,7 +97,7 @@ describe('Money router', () => {
 		for (const pair of single) {
 			let running = 0;
 			let mostAtOnce = 0;
-			jest.spyOn(handlerOf(pair) as OperationModule, 'execute').mockImplementation(async (itemIndex: number) => {
+			replaceItems(handlerOf(pair), async (itemIndex: number) => {
 				mostAtOnce = Math.max(mostAtOnce, ++running);
 				await new Promise((resolve) => setTimeout(resolve, 5));
 				running--;
@@ -95,16 +111,58 @@ describe('Money router', () => {
 	});
 });
 
+describe('a create run in the router', () => {
+	it('is prepared once before its first item, gives each failed item the json the run makes of it (On Error: Continue), and finishes after the last item', async () => {
+		const events: string[] = [];
+		const run: ItemRun = {
+			execute: async (itemIndex) => {
+				events.push(`item ${itemIndex}`);
+				if (itemIndex === 1) throw notSent(node, itemIndex, 'refused', 'Fix it.');
+				return [{ json: { itemIndex } }];
+			},
+			failedJson: (itemIndex, error) => ({ outcome: 'failed', failedItem: itemIndex, error: error.message }),
+			finish: () => events.push('finish'),
+		};
+		const start = jest.spyOn(charge.create, 'start').mockImplementation(async () => {
+			events.push('start');
+			return run;
+		});
+		const [output] = await router.call(execution('charge', 'create', 3, 1, { continueOnFail: true }));
+		expect(start).toHaveBeenCalledTimes(1);
+		expect(events).toEqual(['start', 'item 0', 'item 1', 'item 2', 'finish']);
+		expect(output.map((item) => [item.json, item.pairedItem])).toEqual([
+			[{ itemIndex: 0 }, { item: 0 }],
+			[{ outcome: 'failed', failedItem: 1, error: 'refused' }, { item: 1 }],
+			[{ itemIndex: 2 }, { item: 2 }],
+		]);
+	});
+
+	it('fails the node at the first failed item without Continue On Fail, and does not finish', async () => {
+		const finish = jest.fn();
+		jest.spyOn(charge.create, 'start').mockResolvedValue({
+			execute: async (itemIndex) => {
+				if (itemIndex === 1) throw new Error('refused');
+				return [{ json: { itemIndex } }];
+			},
+			failedJson: () => ({}),
+			finish,
+		});
+		await expect(router.call(execution('charge', 'create', 3, 1))).rejects.toMatchObject({ message: 'refused', context: { itemIndex: 1 } });
+		expect(finish).not.toHaveBeenCalled();
+	});
+});
+
 describe('Money router in a cancelled execution', () => {
 	/** A create whose item 2 is cut off by the cancel: before the send (velocity wait) or after it succeeded (final-status wait). */
 	function cancelAt(cancelledItem: number, itemOutcome: 'not sent' | 'created') {
 		const controller = new AbortController();
-		const spy = jest.spyOn(payout.create, 'execute').mockImplementation(async (itemIndex: number) => {
+		const spy = jest.fn(async (itemIndex: number): Promise<INodeExecutionData[]> => {
 			if (itemIndex < cancelledItem) return [{ json: { itemIndex, outcome: 'created' } }];
 			controller.abort();
 			if (itemOutcome === 'created') return [{ json: { itemIndex, outcome: 'created', final_status_reached: false, wait_cancelled: true } }];
 			throw cancelledError(node, 'waiting for the velocity limit', { itemIndex, attempted: false });
 		});
+		replaceItems(payout.create, spy);
 		return { signal: controller.signal, spy };
 	}
 
@@ -114,7 +172,7 @@ describe('Money router in a cancelled execution', () => {
 		const [output] = await router.call(execution('payout', 'create', 6, 1, { signal, continueOnFail: true, logged }));
 		expect(spy).toHaveBeenCalledTimes(3);
 		expect(output.map((item) => item.json.outcome)).toEqual(['created', 'created', 'failed', 'failed', 'failed', 'failed']);
-		for (const item of output.slice(2)) expect(item.json).toMatchObject({ attempted: false, cancelled: true, idempotency_key: null });
+		for (const item of output.slice(2)) expect(item.json).toMatchObject({ attempted: false, cancelled: true });
 		expect(output.map((item) => item.pairedItem)).toEqual([0, 1, 2, 3, 4, 5].map((item) => ({ item })));
 		expect(logged).toEqual(['Money payout run: the execution was cancelled; 4 of 6 items not sent (items 3-6)']);
 	});
@@ -129,7 +187,7 @@ describe('Money router in a cancelled execution', () => {
 
 	it('names the items cut off while under way', async () => {
 		const controller = new AbortController();
-		jest.spyOn(payout.create, 'execute').mockImplementation(async (itemIndex: number) => {
+		replaceItems(payout.create, async (itemIndex: number) => {
 			controller.abort();
 			throw cancelledError(node, 'under way', { itemIndex, attempted: true });
 		});
@@ -141,7 +199,7 @@ describe('Money router in a cancelled execution', () => {
 	it('a run begun after the stop (a Retry On Fail try) sends nothing and claims nothing about the items', async () => {
 		const controller = new AbortController();
 		controller.abort();
-		const spy = jest.spyOn(payout.create, 'execute');
+		const spy = jest.spyOn(payout.create, 'start');
 		await expect(router.call(execution('payout', 'create', 3, 1, { signal: controller.signal, continueOnFail: true }))).rejects.toMatchObject({
 			message: expect.stringContaining('before this run of the node began; nothing was sent in it'),
 			context: { cancelled: true },
@@ -159,34 +217,5 @@ describe('Money router in a cancelled execution', () => {
 		const [output] = await router.call(execution('charge', 'get', 10, 2, { signal: controller.signal, continueOnFail: true }));
 		expect(spy).toHaveBeenCalledTimes(2);
 		expect(output.slice(2).every((item) => item.json.cancelled === true && item.json.attempted === false)).toBe(true);
-	});
-});
-
-describe('errorItemJson', () => {
-	it('keeps the message, description, code, HTTP status, details, field and attempted: false', () => {
-		const error = new NodeOperationError(node, 'Money API error LIMIT_EXCEEDED (HTTP 403): no', { description: 'Lower the amount', itemIndex: 2 });
-		Object.assign(error.context, {
-			error_code: 'LIMIT_EXCEEDED',
-			httpCode: 403,
-			details: { max_amount: 3000 },
-			field: 'amount',
-			attempted: false,
-			idempotency_key: 'k-1',
-		});
-		expect(errorItemJson(error)).toEqual({
-			error: 'Money API error LIMIT_EXCEEDED (HTTP 403): no',
-			description: 'Lower the amount',
-			error_code: 'LIMIT_EXCEEDED',
-			httpCode: 403,
-			details: { max_amount: 3000 },
-			field: 'amount',
-			attempted: false,
-		});
-	});
-
-	it('says null for what a bare error does not know, and leaves the rest out', () => {
-		const error = new NodeOperationError(node, 'boom');
-		Object.assign(error.context, { attempted: true });
-		expect(errorItemJson(error)).toEqual({ error: 'boom', description: null, error_code: null, httpCode: null });
 	});
 });

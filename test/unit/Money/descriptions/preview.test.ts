@@ -2,8 +2,7 @@ import type { INodeExecutionData, INodeParameters, INodeTypes } from 'n8n-workfl
 import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { Money } from '../../../../nodes/Money/Money.node';
-import { createRunSettings, DEFAULT_MAX_TOTAL_WAIT_MINUTES } from '../../../../nodes/Money/helpers/create/run/createRun';
-import { minimumPacedDurationMs } from '../../../../nodes/Money/helpers/create/run/pacing';
+import { DEFAULT_MAX_TOTAL_WAIT_MINUTES, minimumPacedDurationMs, pacingSettings } from '../../../../nodes/Money/helpers/create/pacing';
 
 const money = new Money();
 const nodeTypes = { getByName: () => money, getByNameAndVersion: () => money, getKnownTypes: () => ({}) } as unknown as INodeTypes;
@@ -37,7 +36,7 @@ describe('the hint before a payout run says how long the velocity limit makes it
 	});
 
 	it('its figures are those of the node at the API default limit', () => {
-		const { velocity } = createRunSettings('payout', {}, {});
+		const { velocity } = pacingSettings('payout', {}, {});
 		const [paced] = hintsBeforeRun({ resource: 'payout', operation: 'create' }, 60);
 		expect(paced).toContain(`60 rows take at least ${minimumPacedDurationMs(60, velocity) / 60_000} minutes`);
 		expect(paced).toContain(`200 rows ${minimumPacedDurationMs(200, velocity) / 60_000} minutes`);

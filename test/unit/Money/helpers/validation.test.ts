@@ -1,6 +1,5 @@
-import { stampBusinessReference } from '../../../../nodes/Money/helpers/businessReference';
 import { readRecord } from '../../../../nodes/Money/helpers/reconcile/records';
-import { type CreateInput, describeProblem, type FieldProblem, toIsoTimestamp, validateCreateInput } from '../../../../nodes/Money/helpers/validation';
+import { checkDocument, type CreateInput, describeProblem, detectDocumentType, validateCreateInput } from '../../../../nodes/Money/helpers/validation';
 import { expectEditorFinds } from '../../support/properties';
 
 const valid: CreateInput = {
@@ -134,12 +133,6 @@ describe('problems name the parameter so the editor finds it', () => {
 		expectEditorFinds(problemOf('payout', overrides), 'payout', 'create');
 	});
 
-	it('on the metadata entry that holds the Business Reference', () => {
-		const problem = stampBusinessReference({ metadata: { n8n_business_reference: 'other' } }, 'order-1');
-		expect(problem).toBeDefined();
-		expectEditorFinds(problem as FieldProblem, 'payout', 'create');
-	});
-
 	it.each([
 		['Reference Field', { reference: '', businessReference: '', amount: 1, currency: 'XOF', status: '' }],
 		['Amount Field', { reference: 'a', businessReference: '', amount: 'abc', currency: 'XOF', status: '' }],
@@ -152,22 +145,39 @@ describe('problems name the parameter so the editor finds it', () => {
 	});
 });
 
-describe('date filters', () => {
-	it('reads picker wall time in the workflow time zone', () => {
-		expect(toIsoTimestamp('2024-03-01T10:00:00', 'Africa/Lome')).toBe('2024-03-01T10:00:00.000Z');
-		expect(toIsoTimestamp('2024-07-01T10:00:00', 'Europe/Paris')).toBe('2024-07-01T08:00:00.000Z');
-		expect(toIsoTimestamp('2024-01-01T10:00:00', 'Europe/Paris')).toBe('2024-01-01T09:00:00.000Z');
-		expect(toIsoTimestamp('2024-01-01', 'UTC')).toBe('2024-01-01T00:00:00.000Z');
+describe('payment reference documents', () => {
+	const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10]);
+	const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0]);
+	const PDF = Buffer.from('%PDF-1.7\n');
+
+	it.each([
+		['JPEG', JPEG, 'image/jpeg'],
+		['PNG', PNG, 'image/png'],
+		['PDF', PDF, 'application/pdf'],
+	])('detects %s from its bytes', (_name, bytes, type) => {
+		expect(detectDocumentType(bytes)).toBe(type);
+		expect(checkDocument(bytes)).toEqual({ ok: true, type });
 	});
 
-	it('keeps an explicit offset and accepts dates and DateTime-like objects', () => {
-		expect(toIsoTimestamp('2024-01-01T10:00:00+02:00', 'UTC')).toBe('2024-01-01T08:00:00.000Z');
-		expect(toIsoTimestamp(new Date('2024-01-01T00:00:00Z'), 'UTC')).toBe('2024-01-01T00:00:00.000Z');
-		expect(toIsoTimestamp({ toISO: () => '2024-01-01T00:00:00.000Z' }, 'UTC')).toBe('2024-01-01T00:00:00.000Z');
+	it.each([
+		['text', Buffer.from('hello world')],
+		['GIF', Buffer.from('GIF89a....')],
+		['truncated PNG', PNG.subarray(0, 4)],
+		['PDF-like', Buffer.from('%PDF')],
+	])('refuses %s', (_name, bytes) => {
+		expect(checkDocument(bytes)).toMatchObject({ ok: false, rule: expect.stringContaining('JPEG, PNG or PDF') });
 	});
 
-	it('refuses what is not a date', () => {
-		expect(toIsoTimestamp('yesterday', 'UTC')).toBeUndefined();
-		expect(toIsoTimestamp(42, 'UTC')).toBeUndefined();
+	it('refuses an empty document', () => {
+		expect(checkDocument(Buffer.alloc(0))).toMatchObject({ ok: false, rule: 'must not be empty' });
+	});
+
+	it('accepts exactly 2 MB and refuses one byte more', () => {
+		const limit = 2 * 1024 * 1024;
+		expect(checkDocument(Buffer.concat([PDF, Buffer.alloc(limit - PDF.length)])).ok).toBe(true);
+		expect(checkDocument(Buffer.concat([PDF, Buffer.alloc(limit - PDF.length + 1)]))).toMatchObject({
+			ok: false,
+			rule: expect.stringContaining('at most 2 MB'),
+		});
 	});
 });

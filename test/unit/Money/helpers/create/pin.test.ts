@@ -1,6 +1,6 @@
 import { constants, generateKeyPairSync, privateDecrypt } from 'node:crypto';
 
-import { encryptPin, pinForRequest } from '../../../../../../nodes/Money/helpers/create/request/pin';
+import { encryptPin, pinForRequest } from '../../../../../nodes/Money/helpers/create/pin';
 
 const { publicKey, privateKey } = generateKeyPairSync('rsa', {
 	modulusLength: 2048,
@@ -36,7 +36,7 @@ describe('PIN encryption (spec 5.5)', () => {
 		// Another process (an n8n restart, another queue-mode worker) loads the module afresh.
 		let elsewhere = '';
 		jest.isolateModules(() => {
-			const fresh = require('../../../../../../nodes/Money/helpers/create/request/pin') as typeof import('../../../../../../nodes/Money/helpers/create/request/pin');
+			const fresh = require('../../../../../nodes/Money/helpers/create/pin') as typeof import('../../../../../nodes/Money/helpers/create/pin');
 			elsewhere = fresh.pinForRequest('4821', publicKey, 'key-a', 'hmac-secret');
 		});
 		expect(elsewhere).toBe(first);

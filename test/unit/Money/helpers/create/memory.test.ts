@@ -1,0 +1,329 @@
+import { createHash } from 'node:crypto';
+
+import type { IDataObject, IExecuteFunctions, INode, WorkflowExecuteMode } from 'n8n-workflow';
+
+import { apiClientOf, businessReferenceKey, movementChanges, NodeMemory, stableStringify, uuidFromText } from '../../../../../nodes/Money/helpers/create/memory';
+
+const node: INode = { id: 'n1', name: 'Pay', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
+const UUID_V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+interface Situation {
+	mode?: WorkflowExecuteMode;
+	/** The node's execution context as the execution brought it (n8n restores it on a Retry, not after a crash). */
+	nodeContext?: IDataObject;
+	/** Runs of this node n8n's run data already holds when this run starts. */
+	earlierRuns?: number;
+	/** n8n's run data has the node's key with no run left: a Retry dropped the failed (or crashed) run. */
+	droppedRun?: boolean;
+}
+
+/** What the memory reads of n8n; each call is a new node run of the same execution (same context object). */
+function nodeRun({ mode = 'trigger', nodeContext = {}, earlierRuns = 0, droppedRun = false }: Situation = {}): IExecuteFunctions {
+	return {
+		getMode: () => mode,
+		getNode: () => node,
+		getContext: () => nodeContext,
+		getWorkflowDataProxy: () => ({
+			$thisRunIndex: earlierRuns,
+			$: (name: string) => ({ isExecuted: name === node.name && (earlierRuns > 0 || droppedRun) }),
+		}),
+	} as unknown as IExecuteFunctions;
+}
+
+/** The context as a Retry gets it back: through the database, as JSON. */
+const stored = (nodeContext: IDataObject) => JSON.parse(JSON.stringify(nodeContext)) as IDataObject;
+
+describe('the API client a create goes to', () => {
+	it('is the client id at the base URL, whatever the secrets (a rotated secret is the same client)', () => {
+		const named = apiClientOf({ authentication: 'clientCredentials', baseUrl: 'https://api.example.com/', clientId: 'client-7', clientSecret: 's1', hmacSecret: 'h1' });
+		expect(named).toBe('client client-7 at https://api.example.com');
+		expect(apiClientOf({ authentication: 'clientCredentials', baseUrl: 'https://api.example.com', clientId: 'client-7', clientSecret: 's2', hmacSecret: 'h2' })).toBe(named);
+		expect(apiClientOf({ authentication: 'clientCredentials', baseUrl: 'https://api.example.com', clientId: 'client-8' })).not.toBe(named);
+		expect(apiClientOf({ authentication: 'clientCredentials', baseUrl: 'https://other.example.com', clientId: 'client-7' })).not.toBe(named);
+	});
+
+	it('names an API key by a fingerprint, never the key', () => {
+		const apiKey = 'live-key-0123456789abcdef';
+		const named = apiClientOf({ authentication: 'apiKey', baseUrl: 'https://api.example.com', apiKey });
+		expect(named).toMatch(/^API key [0-9a-f]{16} at https:\/\/api\.example\.com$/);
+		expect(named).not.toContain(apiKey.slice(-8));
+		expect(apiClientOf({ authentication: 'apiKey', baseUrl: 'https://api.example.com', apiKey: `${apiKey}x` })).not.toBe(named);
+	});
+});
+
+describe('idempotency keys (D4)', () => {
+	const anchored = () => NodeMemory.of(nodeRun({ nodeContext: { money: { anchor: 'anchor-1' } } }));
+
+	it('without a Business Reference, depends on the run anchor, run, item and resource only: a row keeps its key whatever its values become', () => {
+		const key = anchored().keyOf('payout', '', 0, 0);
+		expect(key).toMatch(UUID_V5);
+		expect(key).toBe(uuidFromText(stableStringify(['n8n-nodes-money/idempotency/v1', 'run', 'payout', 'anchor-1', 0, 0])));
+		expect(NodeMemory.of(nodeRun({ nodeContext: { money: { anchor: 'anchor-2' } } })).keyOf('payout', '', 0, 0)).not.toBe(key);
+		expect(anchored().keyOf('payout', '', 1, 0)).not.toBe(key);
+		expect(anchored().keyOf('payout', '', 0, 1)).not.toBe(key);
+		expect(anchored().keyOf('charge', '', 0, 0)).not.toBe(key);
+	});
+
+	it('depends only on resource and business reference when one is given', () => {
+		const key = businessReferenceKey('payout', 'order-1');
+		expect(key).toMatch(UUID_V5);
+		expect(key).toBe(uuidFromText(stableStringify(['n8n-nodes-money/idempotency/v1', 'reference', 'payout', 'order-1'])));
+		expect(anchored().keyOf('payout', 'order-1', 3, 9)).toBe(key);
+		expect(NodeMemory.of(nodeRun()).keyOf('payout', 'order-1', 0, 0)).toBe(key);
+		expect(businessReferenceKey('payout', 'order-2')).not.toBe(key);
+		expect(businessReferenceKey('charge', 'order-1')).not.toBe(key);
+	});
+
+	it('serialises canonically', () => {
+		expect(stableStringify({ b: 1, a: [{ d: 2, c: undefined }] })).toBe('{"a":[{"d":2}],"b":1}');
+		expect(uuidFromText('x')).toBe(uuidFromText('x'));
+	});
+
+	describe('the run anchor', () => {
+		it('is made once per execution and kept in the node context, which a Retry brings back', () => {
+			const nodeContext: IDataObject = {};
+			const memory = NodeMemory.of(nodeRun({ nodeContext }));
+			expect(memory.hasAnchor).toBe(false);
+			memory.makeAnchor();
+			const key = memory.keyOf('payout', '', 0, 0);
+			const again = NodeMemory.of(nodeRun({ nodeContext }));
+			again.makeAnchor();
+			expect(again.keyOf('payout', '', 0, 0)).toBe(key);
+			const retried = NodeMemory.of(nodeRun({ mode: 'retry', nodeContext: stored(nodeContext) }));
+			expect(retried.hasAnchor).toBe(true);
+			expect(retried.keyOf('payout', '', 0, 0)).toBe(key);
+		});
+
+		it('is not the execution id nor the node id, which repeat on another n8n instance with the same imported workflow', () => {
+			const keyOfFresh = () => {
+				const memory = NodeMemory.of(nodeRun());
+				memory.makeAnchor();
+				return memory.keyOf('payout', '', 0, 0);
+			};
+			expect(keyOfFresh()).not.toBe(keyOfFresh());
+		});
+
+		it('of a preview is dropped with it', () => {
+			const nodeContext: IDataObject = {};
+			const preview = NodeMemory.of(nodeRun({ nodeContext })).copy();
+			preview.makeAnchor();
+			preview.sending('k1', { amount: 1 });
+			expect(NodeMemory.of(nodeRun({ nodeContext })).hasAnchor).toBe(false);
+			expect(NodeMemory.of(nodeRun({ nodeContext })).hasSent('k1')).toBe(false);
+		});
+	});
+});
+
+describe('crash recovery: a Retry replaying a run n8n lost', () => {
+	const replaysLostRun = (situation: Situation) => {
+		const context = nodeRun(situation);
+		return NodeMemory.of(context).recordLostRun(context);
+	};
+
+	it("is recognised from the node's own run data, whatever feeds the node (IF false branch, loop output)", () => {
+		// n8n kept a placeholder or "crashed" run of the node, and the context came back empty.
+		expect(replaysLostRun({ mode: 'retry', earlierRuns: 1 })).toBe(true);
+		// The crashed run was the last node's and the Retry dropped it: only the key is left.
+		expect(replaysLostRun({ mode: 'retry', droppedRun: true })).toBe(true);
+	});
+
+	it('is not a node that never ran before the crash (a sibling branch crashed), nor a Retry whose context came back', () => {
+		expect(replaysLostRun({ mode: 'retry' })).toBe(false);
+		const saved: IDataObject = {};
+		replaysLostRun({ mode: 'trigger', nodeContext: saved });
+		expect(replaysLostRun({ mode: 'retry', droppedRun: true, nodeContext: stored(saved) })).toBe(false);
+		for (const mode of ['manual', 'trigger', 'webhook', 'cli', 'integrated'] as WorkflowExecuteMode[]) {
+			expect(replaysLostRun({ mode, earlierRuns: 3 })).toBe(false);
+		}
+	});
+
+	it('keeps its verdict for every later run of the execution: the next batches, Retry On Fail, a Retry of the Retry', () => {
+		const nodeContext: IDataObject = {};
+		expect(replaysLostRun({ mode: 'retry', earlierRuns: 1, nodeContext })).toBe(true);
+		// Batch 2 of the replay: the node has since made its anchor.
+		NodeMemory.of(nodeRun({ nodeContext })).makeAnchor();
+		expect(replaysLostRun({ mode: 'retry', earlierRuns: 2, nodeContext })).toBe(true);
+		expect(replaysLostRun({ mode: 'retry', earlierRuns: 2, nodeContext: stored(nodeContext) })).toBe(true);
+
+		const fresh: IDataObject = {};
+		expect(replaysLostRun({ mode: 'trigger', nodeContext: fresh })).toBe(false);
+		// That context saved with a failure, then a Retry: the run data of the first run is there, nothing was lost.
+		expect(replaysLostRun({ mode: 'retry', droppedRun: true, nodeContext: stored(fresh) })).toBe(false);
+	});
+});
+
+describe("a run's identity", () => {
+	const identity = (client: string, references: Record<string, string | null>) => ({ client, references });
+
+	it('is recorded at the first run of a run index and given back to every run that repeats it, through a Retry', () => {
+		const nodeContext: IDataObject = {};
+		const first = identity('client c1 at https://api.example.com', { 0: 'A', 1: null });
+		expect(NodeMemory.of(nodeRun({ nodeContext })).bindIdentity(0, first)).toBeUndefined();
+		const repeat = NodeMemory.of(nodeRun({ mode: 'retry', nodeContext: stored(nodeContext) }));
+		expect(repeat.bindIdentity(0, identity('client c2 at https://api.example.com', { 0: 'B' }))).toEqual(first);
+		// Another run index (the next batch of a loop) is another run: it records its own.
+		expect(NodeMemory.of(nodeRun({ nodeContext })).bindIdentity(1, identity('client c2 at https://api.example.com', {}))).toBeUndefined();
+	});
+});
+
+/** What a create sent under each key: a resend repeats it. */
+describe('what a create sent under each key', () => {
+	const first: IDataObject = {
+		amount: 5000,
+		currency: 'XOF',
+		beneficiary_identifier: { identifier: 'GM-1002', type: 'gm_account' },
+		channel: 'psp-a-tg',
+		message: 'Run 41',
+		payment_reference: { ref_number: 'INV-1', ref_document: Buffer.from('%PDF-1.7 receipt').toString('base64') },
+		metadata: { sent_at: '1700000000000' },
+	};
+	const retried: IDataObject = { ...first, message: 'Run 42', metadata: { sent_at: '1700000009999' } };
+
+	/** A memory over a node context, and the memory a Retry of the execution gets back. */
+	function memories() {
+		const nodeContext: IDataObject = {};
+		return { memory: NodeMemory.of(nodeRun({ nodeContext })), afterRetry: () => NodeMemory.of(nodeRun({ mode: 'retry', nodeContext: stored(nodeContext) })), nodeContext };
+	}
+
+	it("gives a resend the first body, field for field, with the current item's identical document", () => {
+		const { memory, afterRetry } = memories();
+		expect(memory.bodyToSend('payout', 'k1', first)).toBe(first);
+		memory.sending('k1', first);
+		const again = afterRetry().bodyToSend('payout', 'k1', retried);
+		expect(again).toEqual(first);
+		expect(JSON.stringify(again)).toBe(JSON.stringify(first));
+	});
+
+	it('keeps a document by its digest only, and refuses to resend another document', () => {
+		const { memory, afterRetry, nodeContext } = memories();
+		memory.sending('k1', first);
+		const kept = JSON.stringify(nodeContext);
+		const document = (first.payment_reference as IDataObject).ref_document as string;
+		expect(kept).not.toContain(document);
+		expect(kept).toContain(createHash('sha256').update(document).digest('hex'));
+		const otherDocument = { ...retried, payment_reference: { ref_number: 'INV-1', ref_document: Buffer.from('%PDF-1.7 other').toString('base64') } };
+		expect(afterRetry().keptOtherDocument('payout', 'k1', otherDocument)).toBe(true);
+		expect(afterRetry().bodyToSend('payout', 'k1', otherDocument)).toBe(otherDocument);
+		expect(afterRetry().keptOtherDocument('payout', 'k1', retried)).toBe(false);
+	});
+
+	it('sends the current body when the money it moves differs (a Business Reference with another amount: the API is to refuse it)', () => {
+		const { memory } = memories();
+		memory.sending('k1', first);
+		const otherAmount = { ...first, amount: 5001 };
+		expect(memory.bodyToSend('payout', 'k1', otherAmount)).toBe(otherAmount);
+		expect(memory.changesSinceAccepted('payout', 'k1', otherAmount)).toEqual([]);
+	});
+
+	it('forgets a body the API refused outright (4xx), so a corrected row goes out corrected', () => {
+		const { memory } = memories();
+		memory.sending('k1', first);
+		memory.failed('k1', 402, undefined, undefined);
+		expect(memory.hasSent('k1')).toBe(false);
+		expect(memory.bodyToSend('payout', 'k1', retried)).toBe(retried);
+	});
+
+	it('never forgets a body that went unanswered, even when a later attempt is refused before the API looks at it (429, 401)', () => {
+		const { memory, afterRetry } = memories();
+		memory.sending('k1', first);
+		memory.failed('k1', 429, 'no answer in execution 7', undefined);
+		expect(memory.hasSent('k1')).toBe(true);
+		const later = afterRetry();
+		later.sending('k1', first);
+		later.failed('k1', 401, undefined, undefined);
+		later.failed('k1', 400, undefined, undefined);
+		expect(later.bodyToSend('payout', 'k1', retried)).toEqual(first);
+	});
+
+	it('never forgets an accepted body, and says it was accepted', () => {
+		const { memory, afterRetry } = memories();
+		memory.sending('k1', first);
+		memory.accepted('k1');
+		memory.failed('k1', 404, undefined, undefined);
+		expect(afterRetry().isAccepted('k1')).toBe(true);
+	});
+
+	it('does not send other values under the key of a row the API accepted: it names what changed', () => {
+		const { memory, afterRetry } = memories();
+		memory.sending('k1', first);
+		memory.accepted('k1');
+		const otherWallet = { ...retried, account_number: 'WAL-XOF-2', amount: 5500 };
+		expect(afterRetry().changesSinceAccepted('payout', 'k1', otherWallet)).toEqual([
+			{ field: 'amount', before: 5000, now: 5500 },
+			{ field: 'account_number', before: null, now: 'WAL-XOF-2' },
+		]);
+	});
+
+	it('keeps a key whose first send went unanswered uncertain when another body goes out under it', () => {
+		const { memory, afterRetry } = memories();
+		memory.sending('k1', first);
+		memory.failed('k1', undefined, 'no answer in execution 7', undefined);
+		const later = afterRetry();
+		later.sending('k1', { ...first, amount: 5001 });
+		later.failed('k1', 402, undefined, undefined);
+		expect(later.hasSent('k1')).toBe(true);
+		expect(later.uncertainAttempt('k1')).toBe('no answer in execution 7');
+	});
+
+	it('puts the earlier entry back after IDEMPOTENCY_CONFLICT', () => {
+		const { memory } = memories();
+		memory.sending('k1', first);
+		memory.accepted('k1');
+		const earlier = memory.snapshot('k1');
+		memory.sending('k1', { ...first, amount: 5001 });
+		memory.failed('k1', 409, undefined, earlier);
+		expect(memory.bodyToSend('payout', 'k1', retried)).toEqual(first);
+		expect(memory.isAccepted('k1')).toBe(true);
+	});
+
+	it('lists the fields of the movement that changed, by their API names (never the free text)', () => {
+		expect(movementChanges('charge', { amount: 1, payer_identifier: { identifier: 'GM-1', type: 'gm_account' } }, { amount: 1, payer_identifier: { identifier: 'GM-2', type: 'gm_account' }, payer_account_type: 'Client', message: 'x' })).toEqual([
+			{ field: 'payer_identifier', before: { identifier: 'GM-1', type: 'gm_account' }, now: { identifier: 'GM-2', type: 'gm_account' } },
+			{ field: 'payer_account_type', before: null, now: 'Client' },
+		]);
+	});
+
+	describe('an unacknowledged send (uncertainAttempt)', () => {
+		it('says what it got and in which execution, through a Retry', () => {
+			const { memory, afterRetry } = memories();
+			memory.sending('k1', first);
+			expect(memory.uncertainAttempt('k1')).toBeUndefined();
+			memory.failed('k1', 503, 'HTTP 503 in execution 7', undefined);
+			expect(memory.uncertainAttempt('k1')).toBe('HTTP 503 in execution 7');
+			expect(afterRetry().uncertainAttempt('k1')).toBe('HTTP 503 in execution 7');
+		});
+
+		it('keeps the first one: a later unanswered send of the key does not replace it', () => {
+			const { memory, afterRetry } = memories();
+			memory.sending('k1', first);
+			memory.failed('k1', undefined, 'no answer in execution 7', undefined);
+			const later = afterRetry();
+			later.sending('k1', first);
+			later.failed('k1', 200, 'HTTP 200 in execution 8', undefined);
+			expect(later.uncertainAttempt('k1')).toBe('no answer in execution 7');
+		});
+
+		it('is none once the API acknowledged the key, and none for a key never sent or refused outright', () => {
+			const { memory } = memories();
+			memory.sending('k1', first);
+			memory.failed('k1', undefined, 'no answer in execution 7', undefined);
+			memory.accepted('k1');
+			expect(memory.uncertainAttempt('k1')).toBeUndefined();
+			expect(memory.uncertainAttempt('k2')).toBeUndefined();
+			memory.sending('k3', first);
+			memory.failed('k3', 400, undefined, undefined);
+			expect(memory.uncertainAttempt('k3')).toBeUndefined();
+		});
+
+		it('survives an IDEMPOTENCY_CONFLICT of another body under the key', () => {
+			const { memory } = memories();
+			memory.sending('k1', first);
+			memory.failed('k1', undefined, 'no answer in execution 7', undefined);
+			const earlier = memory.snapshot('k1');
+			memory.sending('k1', { ...first, amount: 5001 });
+			memory.failed('k1', 409, undefined, earlier);
+			expect(memory.uncertainAttempt('k1')).toBe('no answer in execution 7');
+			expect(memory.bodyToSend('payout', 'k1', retried)).toEqual(first);
+		});
+	});
+});

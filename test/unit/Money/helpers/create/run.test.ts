@@ -1,0 +1,139 @@
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
+
+import { startCreateRun } from '../../../../../nodes/Money/helpers/create/run';
+
+const node: INode = { id: 'n1', name: 'Pay', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
+const ROW: Record<'charge' | 'payout', IDataObject> = {
+	charge: { amount: 1000, currency: 'XOF', payerIdentifierType: 'gm_account', payerIdentifier: 'GM-1001', channel: 'platform' },
+	payout: { amount: 1000, currency: 'XOF', beneficiaryIdentifierType: 'gm_account', beneficiaryIdentifier: 'GM-1002', channel: 'platform' },
+};
+
+interface Setup {
+	resource: 'charge' | 'payout';
+	count: number;
+	/** Parameters of the node, and of single rows by item index. */
+	parameters?: IDataObject;
+	perRow?: Record<number, IDataObject>;
+	credential?: IDataObject;
+	/** The API's answer to a create of this amount: an acknowledgement unless told. */
+	answerTo?: (amount: number) => { statusCode: number; body: IDataObject; headers?: IDataObject } | undefined;
+}
+
+/**
+ * What a manual create run reads of n8n, and what it says: its log lines, the lines sent to the
+ * editor and the hints above the output. The Money API acknowledges every create unless `answerTo` says.
+ */
+function manualRun({ resource, count, parameters = {}, perRow = {}, credential = {}, answerTo = () => undefined }: Setup) {
+	const said = { logged: [] as string[], toEditor: [] as unknown[], hints: [] as string[] };
+	const nodeContext: IDataObject = {};
+	let created = 0;
+	const context = {
+		getMode: () => 'manual',
+		getNode: () => node,
+		getInputData: () => Array.from({ length: count }, () => ({ json: {} })),
+		getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => ({ ...ROW[resource], ...parameters, ...perRow[itemIndex] })[name] ?? fallback,
+		getContext: () => nodeContext,
+		getWorkflowDataProxy: () => ({ $thisRunIndex: 0 }),
+		getCredentials: async () => ({ authentication: 'clientCredentials', clientId: 'c1', baseUrl: 'https://api.example.com', walletPinSecret: '1234', ...credential }),
+		getExecutionId: () => '1',
+		continueOnFail: () => true,
+		logger: { info: (line: string) => said.logged.push(line), debug: () => {} },
+		sendMessageToUI: (line: unknown) => said.toEditor.push(line),
+		addExecutionHints: (...hints: Array<{ message: string }>) => said.hints.push(...hints.map((hint) => hint.message)),
+		helpers: {
+			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
+				const refused = answerTo((options.body as IDataObject).amount as number);
+				return { headers: {}, ...(refused ?? { statusCode: 201, body: { success: true, reference: `${resource}_${++created}` } }) };
+			},
+		},
+	} as unknown as IExecuteFunctions;
+	return { context, said, nodeContext };
+}
+
+/** Runs the items `upTo` (all by default) as the router does, On Error: Continue. */
+async function runItems(setup: Setup, upTo = setup.count) {
+	const { context, said, nodeContext } = manualRun(setup);
+	const run = await startCreateRun(context, setup.resource);
+	const failed: IDataObject[] = [];
+	for (let itemIndex = 0; itemIndex < upTo; itemIndex++) {
+		await run.execute(itemIndex).catch((error) => failed.push(run.failedJson(itemIndex, error)));
+	}
+	if (upTo === setup.count) run.finish();
+	return { said, failed, nodeContext };
+}
+
+const estimateOf = async (setup: Setup) => (await runItems(setup, 1)).said.logged.find((line) => line.includes('velocity limit of'));
+
+describe('the estimate a paced payout run announces before its first send', () => {
+	it('60 payouts at the API default of 20 per 5 minutes take at least 10 min, in the log and the editor', async () => {
+		const { said } = await runItems({ resource: 'payout', count: 60 }, 1);
+		const estimate = 'Money payout run: 60 payouts at the velocity limit of 20 per 300 s take at least 10 min';
+		expect(said.logged).toContain(estimate);
+		expect(said.toEditor).toContain(estimate);
+	});
+
+	it('at the credential limit; nothing for a run that fits one window, a charge run, or On Velocity Limit Fail', async () => {
+		expect(await estimateOf({ resource: 'payout', count: 12, credential: { velocityLimit: 5, velocityWindowSeconds: 2 } })).toContain('take at least 4 s');
+		expect(await estimateOf({ resource: 'payout', count: 20 })).toBeUndefined();
+		expect(await estimateOf({ resource: 'charge', count: 500 })).toBeUndefined();
+		expect(await estimateOf({ resource: 'payout', count: 500, parameters: { options: { onVelocityLimit: 'fail' } } })).toBeUndefined();
+	});
+});
+
+describe('run progress', () => {
+	it('reports every 10 items and at the end, on runs of 10 or more: what was sent, failed, not attempted; the last line above the output', async () => {
+		const refused = { statusCode: 400, body: { success: false, error_code: 'VALIDATION_ERROR' } };
+		const { said, failed } = await runItems({ resource: 'charge', count: 25, perRow: { 4: { amount: 0 }, 7: { amount: 1007 } }, answerTo: (amount) => (amount === 1007 ? refused : undefined) });
+		expect(failed.map((item) => item.attempted ?? true)).toEqual([false, true]);
+		const lines = said.logged.filter((line) => line.includes('items done'));
+		expect(lines).toEqual([
+			'Money charge run: 10 of 25 items done (8 sent, 1 failed, 1 not attempted)',
+			'Money charge run: 20 of 25 items done (18 sent, 1 failed, 1 not attempted)',
+			'Money charge run: 25 of 25 items done (23 sent, 1 failed, 1 not attempted)',
+		]);
+		expect(said.toEditor).toEqual(lines);
+		expect(said.hints).toEqual([lines[2]]);
+	});
+
+	it('says nothing of a run under 10 items that did not wait', async () => {
+		const { said } = await runItems({ resource: 'charge', count: 5 });
+		expect(said.logged.filter((line) => line.includes('items done'))).toEqual([]);
+		expect(said.hints).toEqual([]);
+	});
+
+	it('says how long a short run waited for the velocity limit', async () => {
+		const { said } = await runItems({ resource: 'payout', count: 2, credential: { velocityLimit: 1, velocityWindowSeconds: 1 } });
+		expect(said.hints).toEqual([expect.stringMatching(/^Money payout run: 2 of 2 items done \(2 sent, 0 failed\); waited 1 s for the velocity limit$/)]);
+	});
+});
+
+describe('a failed create item', () => {
+	it('says whose payment it was as given, and no idempotency key when it was refused before one was used', async () => {
+		const { failed } = await runItems({ resource: 'payout', count: 1, perRow: { 0: { amount: 0 } } });
+		expect(failed).toEqual([
+			expect.objectContaining({
+				outcome: 'failed',
+				error: expect.stringMatching(/^Amount \(amount\)/),
+				beneficiary_identifier: 'GM-1002',
+				amount: 0,
+				currency: 'XOF',
+				business_reference: null,
+				attempted: false,
+				idempotency_key: null,
+			}),
+		]);
+	});
+});
+
+describe('what the memory keeps of a send that got no acknowledgement', () => {
+	it('names the first attempt that may have been carried out, not the refusal after it (503, then 429)', async () => {
+		const answers = [
+			{ statusCode: 503, body: { success: false, error_code: 'PROVIDER_UNAVAILABLE' } },
+			{ statusCode: 429, body: { success: false, error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': '0' } },
+		];
+		const { failed, nodeContext } = await runItems({ resource: 'payout', count: 1, parameters: { businessReference: 'ord-1', options: { maxRetries: 1, retryBaseDelayMs: 1 } }, answerTo: () => answers.shift() });
+		expect(failed[0]).toMatchObject({ outcome: 'failed', httpCode: 429 });
+		const sent = (nodeContext.money as { sent: Record<string, { uncertain?: string }> }).sent;
+		expect(Object.values(sent).map((entry) => entry.uncertain)).toEqual(['HTTP 503 in execution 1']);
+	});
+});
