@@ -27,7 +27,7 @@ const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
 	const id = 'e2ePollTrigger';
-	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename', start: 'e2ePollStart' };
+	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename', start: 'e2ePollStart', burst: 'e2ePollBurst' };
 	/** Polls at New Year only: the checks that poll by activation are not disturbed by a minute tick. */
 	const YEARLY = { pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] } };
 	const pollWorkflow = (workflowId: string, name: string, parameters: Record<string, unknown>) =>
@@ -58,6 +58,7 @@ export function build(ctx: E2eContext): CasePart {
 		}),
 		pollWorkflow(ids.rename, 'e2e poll trigger, renamed', { ...YEARLY, resource: 'charge', statuses: ['COMPLETED'] }),
 		pollWorkflow(ids.start, 'e2e poll trigger, execution not created', { resource: 'charge', statuses: ['COMPLETED'] }),
+		pollWorkflow(ids.burst, 'e2e poll trigger, a burst listed late', { ...YEARLY, resource: 'charge', statuses: ['COMPLETED'], options: { maxPages: 1 } }),
 	];
 
 	const emittedBy = async (workflowId: string) => {
@@ -219,6 +220,27 @@ export function build(ctx: E2eContext): CasePart {
 				const items = await emittedAtLeast(150, ids.pages, 30_000);
 				assertEachOnce(items, references, 'COMPLETED');
 				await ctx.api.deactivateWorkflow(ids.pages);
+			},
+		},
+		{
+			name: 'Money Poll Trigger: at Max Pages 1, 150 completions listed after a poll though created over the 20 s before it are each emitted once',
+			async fn() {
+				const old = new Date(Date.now() - 60_000).toISOString();
+				await control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: old, createdAtTo: old });
+				await activateAndAwaitPoll(ids.burst);
+				const to = Date.now();
+				const batch = 'e2e-poll-burst';
+				await control.seed({ resource: 'charge', count: 150, status: 'COMPLETED', metadata: { batch }, createdAtFrom: new Date(to - 20_000).toISOString(), createdAtTo: new Date(to).toISOString() });
+				const references = (await control.ledger()).charges.filter((entry) => entry.metadata?.batch === batch).map((entry) => entry.reference);
+				const counts: number[] = [];
+				for (let poll = 0; poll < 3; poll++) {
+					const before = (await emittedBy(ids.burst)).length;
+					await pollByActivation(ids.burst);
+					counts.push((await emittedAtLeast(before + 1, ids.burst, 10_000)).length - before);
+				}
+				ctx.note(`poll burst: emitted per poll ${counts.join(', ')}`);
+				assertEachOnce(await emittedBy(ids.burst), references, 'COMPLETED');
+				await ctx.api.deactivateWorkflow(ids.burst);
 			},
 		},
 		{

@@ -15,21 +15,24 @@ export const MAX_REMEMBERED_STATUSES = 2000;
 
 /**
  * The part of a resource's list a poll reads (transport/listWindow.ts). A poll that reaches Max
- * Pages keeps it here and the next poll resumes at its `page`.
+ * Pages keeps it here and the next poll resumes its walk.
  */
 export interface ListingWindow extends ListWindow {
+	/** The newest created_at read in the window (the cursor it leaves). */
+	newest: number;
 	/** Status of each transaction read so far created within the overlap of the window's newest. */
 	recent: Record<string, string>;
 }
 
 /**
  * The REVERSED payouts the trigger knows (polling/reversals.ts): every reference it read from the
- * REVERSED list or saw REVERSED, the page the next read starts at, and whether the list has been
- * read to its end once (until then what it reads predates the trigger).
+ * REVERSED list or saw REVERSED, where the read of the list stands (null: the next read starts at
+ * its newest), and whether the list has been read to its end once (until then what it reads
+ * predates the trigger).
  */
 export interface ReversalMemory extends IDataObject {
 	known: string[];
-	page: number;
+	window: ListWindow | null;
 	complete: boolean;
 }
 
@@ -77,7 +80,7 @@ function reversalMemory(value: unknown): ReversalMemory | undefined {
 	if (!Array.isArray(memory.known)) return undefined;
 	return {
 		known: memory.known.filter((reference): reference is string => typeof reference === 'string'),
-		page: typeof memory.page === 'number' && memory.page >= 1 ? memory.page : 1,
+		window: memory.window && typeof memory.window === 'object' ? (memory.window as ListWindow) : null,
 		complete: memory.complete === true,
 	};
 }
