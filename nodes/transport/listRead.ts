@@ -6,13 +6,12 @@ import type { MoneyApiContext, MoneyApiRequestOptions } from './request';
 
 /**
  * A window of a list read whole, in one go (Get Many's Return All, Reconcile's period): walked
- * (listWindow.ts), then counted against the API's pagination.total. A transaction that entered the
- * window while it was walked (listed late, or created within the margin of its end) is found by
- * walking it again from its end, until as many are read as the API counts; after
- * MAX_WINDOW_WALKS walks that still fall short, the read fails, naming how many it could not read.
+ * (listWindow.ts), then counted against the API's pagination.total. A walk reads every transaction
+ * the window holds when it starts; one that entered while it walked (listed late, or created within
+ * the margin of the window's end) is found by a second walk from the window's end, whose first page
+ * also gives the count to meet. A list that still counts more than its pages show fails the read,
+ * naming how many it could not read: no short list is returned as if whole.
  */
-
-export const MAX_WINDOW_WALKS = 3;
 
 export interface WindowRead {
 	/** Each transaction of the window once, newest first as read. */
@@ -22,7 +21,7 @@ export interface WindowRead {
 	requests: number;
 }
 
-/** What the read's failure calls the transactions and the window: "payouts", "of the period". */
+/** What the read's failure calls the transactions and the window: "payouts", "in the period". */
 export interface WindowWords {
 	transactions: string;
 	window: string;
@@ -45,29 +44,24 @@ export async function readWindow(
 		}
 	};
 	const count = () => read.size + unreferenced.length;
-	let requests = 0;
-	let window: ListWindow = newWindow(bounds.start, bounds.end);
-	while (!window.finished) keep(await windowStep.call(this, route, qs, window, options));
-	requests += window.requests;
-	let total = window.total ?? 0;
+	const walk = async (window: ListWindow) => {
+		while (!window.finished) keep(await windowStep.call(this, route, qs, window, options));
+	};
+	const first = newWindow(bounds.start, bounds.end);
+	await walk(first);
 	// One request is one answer of the API: what it listed is what it counted.
-	let complete = window.requests === 1 && count() >= total;
-	for (let walk = 2; !complete && walk <= MAX_WINDOW_WALKS; walk++) {
-		const top = window.top === null ? bounds.end : String(window.top);
-		window = newWindow(bounds.start, top, window.zoneless);
-		do keep(await windowStep.call(this, route, qs, window, options));
-		while (!window.finished && count() < (window.total ?? 0));
-		requests += window.requests;
-		total = window.total ?? 0;
-		complete = count() >= total;
-	}
-	if (!complete) {
-		const missing = total - count();
+	if (first.requests === 1 && count() >= (first.total ?? 0)) return { envelopes: [...read.values(), ...unreferenced], total: first.total ?? 0, requests: 1 };
+	const again = newWindow(bounds.start, first.top === null ? bounds.end : String(first.top), first.zoneless);
+	keep(await windowStep.call(this, route, qs, again, options));
+	if (count() < (again.total ?? 0)) await walk(again);
+	const total = again.total ?? 0;
+	const requests = first.requests + again.requests;
+	if (count() < total) {
 		throw new NodeOperationError(
 			this.getNode(),
-			`Read ${count()} of the ${total} ${words.transactions} the Money API counts ${words.window}: ${missing} could not be read`,
+			`Read ${count()} of the ${total} ${words.transactions} the Money API counts ${words.window}: ${total - count()} could not be read`,
 			{
-				description: `The node walked the list ${MAX_WINDOW_WALKS} times and the API's count stayed higher than what it listed: transactions kept entering ${words.window} while the node read it, or the API lists transactions created at the same instant in another order on each request. Nothing was output, so no list is short without saying so. Run the node again; if it fails again, narrow Created After and Created Before.`,
+				description: `The node walked the list twice, the second time from its end, and the API's pagination.total stayed higher than what its pages listed. Nothing was output, so no list is short without saying so. Run the node again; if it fails again, the API's count and its pages disagree: narrow Created After and Created Before, or ask the API provider.`,
 				itemIndex: options.itemIndex,
 			},
 		);

@@ -26,7 +26,7 @@ import { type MoneyApiContext, moneyApiRequest, type MoneyApiRequestOptions } fr
 export const BOUND_MARGIN_MS = 1000;
 
 /** How many times the pages of an instant larger than a page are read before the read fails. */
-export const MAX_INSTANT_ROUNDS = 8;
+export const MAX_INSTANT_ROUNDS = 16;
 
 /** An instant larger than a page, being read by the pages of the walk's current query. */
 export interface InstantRead extends IDataObject {

@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { TransactionResource } from '../../api/values';
 import { cancelSignalOf, isCancellation } from '../../transport/cancellation';
 import { asNodeError, type NodeError } from '../../transport/errors';
+import { runBounded } from '../helpers/bounded';
 import { rowAsGiven } from '../helpers/create/input';
 import * as account from './account';
 import { cancelledBeforeStart, endCancelledRun } from './cancelled';
@@ -63,26 +64,6 @@ function failedItem(context: IExecuteFunctions, json: IDataObject, itemIndex: nu
 	if (context.getNode().onError !== 'continueErrorOutput') return { json, pairedItem: { item: itemIndex } };
 	const { error, ...details } = json;
 	return { json: { error, details }, pairedItem: { item: itemIndex } };
-}
-
-async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-	let next = 0;
-	const failures: Array<{ index: number; error: unknown }> = [];
-	const worker = async () => {
-		while (failures.length === 0 && next < count && !signal?.aborted) {
-			const index = next++;
-			try {
-				await task(index);
-			} catch (error) {
-				failures.push({ index, error });
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
-	if (failures.length > 0) {
-		failures.sort((a, b) => a.index - b.index);
-		throw failures[0].error;
-	}
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

@@ -142,6 +142,7 @@ describe('Reconcile against the sandbox', () => {
 			matched_by: 'business_reference',
 			final: true,
 			outside_period: false,
+			period_read: { transactions: 6, api_total: 6 },
 		});
 		expect(verdict(out.matched[1])).toMatchObject({ status: 'matched', final: false });
 		expect(out.matched[0].transaction).toMatchObject({ reference: references[0], metadata: { n8n_business_reference: 'ord-1' } });
@@ -224,10 +225,6 @@ describe('Reconcile against the sandbox', () => {
 		expect(out.matched.map((item) => verdict(item).outside_period)).toEqual([true, false]);
 		expect(out.matched.map((item) => (item.transaction as IDataObject).reference)).toEqual([early, later[0]]);
 		expect([out.mismatched, out.missing, out.unexpected]).toEqual([[], [], []]);
-
-		const noLookUp = await reconcile(records, period, { lookUpOutsidePeriod: false });
-		expect(noLookUp.missing.map((item) => item.record)).toEqual([records[0]]);
-		expect(noLookUp.matched.map(orderOf)).toEqual(['ord-late']);
 
 		// A record that knows only its own id cannot be read by reference: outside the period it is missing.
 		const byOrder = await reconcile([{ order: 'ord-early', amount: 1000 }], period);
@@ -324,6 +321,78 @@ describe('Reconcile against the sandbox', () => {
 		const kept = await create('charge', [{ order: 'ord-9', amount: 1000 }]);
 		const stored = (await sb.control.ledger()).charges.find((entry) => entry.reference === kept[0]);
 		expect(stored?.metadata).toEqual({ n8n_business_reference: 'ord-9' });
+	});
+});
+
+const hintsOf = (result: RunResult): string[] => ((result.run.data.resultData.runData.Money?.[0]?.hints ?? []) as Array<{ message: string }>).map((hint) => hint.message);
+
+describe('Reconcile never calls a transaction the API holds missing', () => {
+	const day = { createdAfter: '2024-04-02T00:00:00Z', createdBefore: '2024-04-03T00:00:00Z' };
+	const asRecord = (entry: { reference: string; amount: { value: number; currency: string } }) => ({
+		reference: entry.reference,
+		amount: Math.abs(entry.amount.value),
+		currency: entry.amount.currency,
+	});
+
+	it('matches each of a day of 260 payouts, 150 of them created in one second, with ties listed in another order on each request; the output says how the period was read', async () => {
+		await sb.control.setListTieOrder('alternating');
+		await sb.control.seed({ resource: 'payout', count: 110, status: 'COMPLETED', createdAtFrom: '2024-04-02T00:00:10Z', createdAtTo: '2024-04-02T23:59:50Z' });
+		await sb.control.seed({ resource: 'payout', count: 150, status: 'COMPLETED', createdAtFrom: '2024-04-02T10:00:00Z', createdAtTo: '2024-04-02T10:00:00Z' });
+		const records = (await sb.control.ledger()).payouts.map(asRecord);
+
+		const out = await reconcile(records, day, {}, 'payout', { businessReferenceField: '' });
+
+		expect([out.matched.length, out.mismatched.length, out.missing.length, out.unexpected.length]).toEqual([260, 0, 0, 0]);
+		expect(out.matched.filter((item) => verdict(item).outside_period)).toEqual([]);
+		expect(verdict(out.matched[0]).period_read).toEqual({ transactions: 260, api_total: 260 });
+		expect(hintsOf(out.result)).toEqual(['Read 260 payouts created in the period, as many as the Money API counts (260)']);
+	});
+
+	it('looks up by its reference every record the period does not hold, Concurrency at a time, before calling it missing', async () => {
+		const outside = await create('charge', Array.from({ length: 6 }, (_, index) => ({ amount: 1000 + index, status: 'COMPLETED' as const })));
+		const records = outside.map((reference, index) => ({ reference, amount: 1000 + index }));
+		const later = { createdAfter: new Date(Date.now() + 60_000).toISOString(), createdBefore: new Date(Date.now() + 120_000).toISOString() };
+		await sb.control.addFault({ route: 'get_money_v1_charge_reference', kind: 'delay', delayMs: 300 });
+		const started = Date.now();
+
+		const out = await reconcile([...records, { reference: 'chg_unknown', amount: 5 }], later, { concurrency: 3 });
+
+		expect(out.matched.map((item) => (item.transaction as IDataObject).reference)).toEqual(outside);
+		expect(out.matched.every((item) => verdict(item).outside_period === true)).toBe(true);
+		expect(out.missing.map((item) => (item.record as IDataObject).reference)).toEqual(['chg_unknown']);
+		// 7 reads of 300 ms, 3 at a time: 3 rounds, not 7.
+		expect(Date.now() - started).toBeLessThan(7 * 300);
+	});
+
+	it('says above the output, and on every record, that the period holds no transaction of the resource', async () => {
+		const empty = { createdAfter: '2001-01-01T00:00:00Z', createdBefore: '2001-01-02T00:00:00Z' };
+		const out = await reconcile([{ order: 'ord-a', amount: 5 }, { order: 'ord-b', amount: 7 }], empty);
+
+		const note = 'No charge of the Money API was created in the period (2001-01-01T00:00:00.000Z to 2001-01-02T00:00:00.000Z): the period is probably wrong. Check Created After and Created Before.';
+		expect(out.missing.map((item) => verdict(item).note)).toEqual([note, note]);
+		expect(hintsOf(out.result)).toEqual([note]);
+	});
+
+	it('keeps the CSV totals per currency: a charge in XAF paired with a record in XOF counts in the XAF api_amount', async () => {
+		const [reference] = await create('charge', [{ amount: 1000, status: 'COMPLETED' }]);
+		await sb.control.seed({ resource: 'charge', count: 0, status: 'COMPLETED' });
+		const xaf = (await runMoneyNode(engine, {
+			parameters: { resource: 'charge', operation: 'create', amount: 700, currency: 'XAF', [PARTY_PARAMETERS.charge.identifierType]: 'gm_account', [PARTY_PARAMETERS.charge.identifier]: 'GM-1001', channel: 'psp-a-tg', [PARTY_PARAMETERS.charge.accountType]: '', businessReference: '', options: FAST },
+		})).output('Money')[0].json.reference as string;
+
+		const out = await reconcile([{ reference, amount: 1000 }, { reference: xaf, amount: 700 }], aroundNow(), { report: true });
+
+		const [summary] = out.result.output('Money', 4);
+		const csv = Buffer.from(summary.binary!.data.data, 'base64').toString('utf8');
+		expect(csv.split('\r\n')).toEqual([
+			'output,currency,count,expected_amount,api_amount',
+			'matched,XOF,1,1000,1000',
+			'mismatched,XAF,0,0,700',
+			'mismatched,XOF,1,700,0',
+			'missing,,0,0,0',
+			'unexpected,,0,0,0',
+			'',
+		]);
 	});
 });
 
