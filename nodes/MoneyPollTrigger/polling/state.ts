@@ -1,11 +1,13 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
+import type { MoneyEventItem } from '../../events/item';
 import type { ListWindow } from '../../transport/listWindow';
 
 /**
  * What the trigger keeps between polls: cursors, history floors, the listing window a poll left
- * unfinished, the watch list, the last statuses and the known reversals (docs/webhook-memory.md,
+ * unfinished, the watch list, the last statuses, the known reversals and the events n8n could not
+ * start (docs/webhook-memory.md,
  * "The Poll Trigger"). It lives in the workflow's global static data under the node's id, not in
  * the node's own static data, which n8n keys by the node's name: renaming the trigger in an active
  * workflow would otherwise start it afresh and skip what happened meanwhile.
@@ -51,9 +53,11 @@ export interface PollState extends IDataObject {
 	watch: string[];
 	statuses: Record<string, string>;
 	referenceOrder: string[];
+	/** Events n8n could not start an execution for, until an emit of them is known to have started (polling/emissions.ts). */
+	retry?: MoneyEventItem[];
 }
 
-const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder'];
+const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder', 'retry'];
 
 export function watchKey(resource: TransactionResource, reference: string): string {
 	return `${resource}:${reference}`;
@@ -99,6 +103,7 @@ export function loadState(context: IPollFunctions): PollState {
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
 		statuses: record<string>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
+		retry: Array.isArray(copy.retry) ? (copy.retry as MoneyEventItem[]) : undefined,
 	};
 }
 
