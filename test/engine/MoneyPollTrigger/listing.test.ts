@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { generateList, mutateWhileReading, seedAll } from '../generatedLists';
 import { pollTriggerSetup } from './support';
 
 /** Polls that cannot read everything at once: Max Pages, a long watch list, the manual test. */
@@ -236,6 +237,31 @@ describe('Money Poll Trigger: a limit, transactions created at the same instant 
 
 		expect(new Set(emitted).size).toBe(emitted.length);
 		expect(emitted.length).toBe(150);
+	});
+});
+
+describe('Money Poll Trigger over generated lists (property test)', () => {
+	const { env, poller } = pollTriggerSetup();
+	const references = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
+		(outcome.items ?? []).map((item) => item.json.reference as string);
+
+	it.each([1, 2, 3, 4, 5])('list %i: emits each completion once, listed after a poll though created before it, also while others are listed late', async (seed) => {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'], options: { maxPages: 1 + (seed % 3) } });
+		await env.api.create('charge');
+		await trigger.poll();
+		const to = Date.now();
+		const from = to - 20_000;
+		await seedAll(env.sandbox.control, generateList(seed, 'charge', from, to, 'gen'));
+
+		const emitted: string[] = [];
+		const stop = mutateWhileReading(env.sandbox.control, seed, 'charge', from, to, 'gen');
+		for (let poll = 0; poll < 4; poll++) emitted.push(...references(await trigger.poll()));
+		await stop();
+		for (let poll = 0; poll < 12; poll++) emitted.push(...references(await trigger.poll()));
+
+		const expected = (await env.sandbox.control.ledger()).charges.filter((charge) => String((charge.metadata as IDataObject | null)?.batch ?? '').startsWith('gen'));
+		expect(emitted.length - new Set(emitted).size).toBe(0);
+		expect(new Set(emitted)).toEqual(new Set(expected.map((charge) => charge.reference)));
 	});
 });
 

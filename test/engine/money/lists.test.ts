@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { generateList, mutateWhileReading, seedAll } from '../generatedLists';
 import { FAST, useMoneyNode } from './setup';
 
 /*
@@ -133,5 +134,28 @@ describe('Get Many, Return All, with ties listed in another order on each reques
 
 		expect({ items: output.length, ...counted(output) }).toEqual({ items: 200, distinct: 200, twice: [] });
 		expect(tie.filter((reference) => !output.includes(reference))).toEqual([]);
+	});
+});
+
+describe('Get Many, Return All, over generated lists (property test)', () => {
+	afterAll(async () => env.sb.control.setListTieOrder('stable'));
+
+	it.each([1, 2, 3, 4, 5, 6])('list %i: returns every payout of the period once, also while payouts are listed late inside it', async (seed) => {
+		const { control } = env.sb;
+		const from = Date.parse(`2024-06-${String(seed).padStart(2, '0')}T00:00:00Z`);
+		const to = from + 86_400_000;
+		await seedAll(control, generateList(seed, 'payout', from, to, `gen-${seed}`));
+		const before = await batch('payout', `gen-${seed}`);
+
+		const stop = mutateWhileReading(control, seed, 'payout', from, to, `gen-${seed}`);
+		const result = await run({ resource: 'payout', operation: 'getAll', returnAll: true, filters: { startDate: new Date(from).toISOString(), endDate: new Date(to).toISOString() }, options: FAST });
+		await stop();
+
+		expect(result.error()).toBeUndefined();
+		const output = result.output('Money').map((item) => item.json.reference as string);
+		const late = await batch('payout', `gen-${seed}-late`);
+		expect(counted(output).twice).toEqual([]);
+		expect(before.filter((reference) => !output.includes(reference))).toEqual([]);
+		expect(output.filter((reference) => !before.includes(reference) && !late.includes(reference))).toEqual([]);
 	});
 });

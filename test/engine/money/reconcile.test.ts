@@ -15,6 +15,7 @@ import {
 	runMoneyNode,
 } from '../../harness/engine';
 import { findSecrets } from '../../harness/secrets';
+import { generateList, mutateWhileReading, seedAll } from '../generatedLists';
 
 const FAST = { maxRetries: 1, retryBaseDelayMs: 2 };
 const OUTPUTS = ['matched', 'mismatched', 'missing', 'unexpected'] as const;
@@ -393,6 +394,25 @@ describe('Reconcile never calls a transaction the API holds missing', () => {
 			'unexpected,,0,0,0',
 			'',
 		]);
+	});
+});
+
+describe('Reconcile over generated lists (property test)', () => {
+	it.each([1, 2, 3, 4, 5])('list %i: puts no payout the API holds in Missing in API, also while payouts are listed late and change status', async (seed) => {
+		const from = Date.parse('2024-06-10T00:00:00Z');
+		const to = from + 86_400_000;
+		await seedAll(sb.control, generateList(seed, 'payout', from, to, 'gen', seed % 2 === 0 ? 'PENDING' : 'COMPLETED'));
+		const held = (await sb.control.ledger()).payouts;
+		const records = held.map((entry) => ({ reference: entry.reference, amount: Math.abs(entry.amount.value), currency: entry.amount.currency }));
+
+		const stop = mutateWhileReading(sb.control, seed, 'payout', from, to, 'gen', held.filter((entry) => entry.status.label === 'PENDING').map((entry) => entry.reference));
+		const out = await reconcile(records, { createdAfter: new Date(from).toISOString(), createdBefore: new Date(to).toISOString() }, {}, 'payout', { businessReferenceField: '', expectedStatus: '' });
+		await stop();
+
+		const late = new Set((await sb.control.ledger()).payouts.filter((entry) => (entry.metadata as IDataObject | null)?.batch === 'gen-late').map((entry) => entry.reference));
+		expect({ missing: out.missing.length, mismatched: out.mismatched.length, matched: out.matched.length }).toEqual({ missing: 0, mismatched: 0, matched: records.length });
+		expect(out.matched.filter((item) => verdict(item).outside_period)).toEqual([]);
+		expect(out.unexpected.map((item) => (item.transaction as IDataObject).reference).filter((reference) => !late.has(reference as string))).toEqual([]);
 	});
 });
 
