@@ -223,10 +223,9 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: 'Money Poll Trigger: at Max Pages 1, 150 completions listed after a poll though created over the 20 s before it are each emitted once',
+			name: 'Money Poll Trigger: at Max Pages 1, 150 completions listed after a poll though created over the 20 s before it are each emitted once, also those older than the newest charge of the first poll',
 			async fn() {
-				const old = new Date(Date.now() - 60_000).toISOString();
-				await control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: old, createdAtTo: old });
+				await newest('charge', 'COMPLETED');
 				await activateAndAwaitPoll(ids.burst);
 				const to = Date.now();
 				const batch = 'e2e-poll-burst';
@@ -236,7 +235,8 @@ export function build(ctx: E2eContext): CasePart {
 				for (let poll = 0; poll < 3; poll++) {
 					const before = (await emittedBy(ids.burst)).length;
 					await pollByActivation(ids.burst);
-					counts.push((await emittedAtLeast(before + 1, ids.burst, 10_000)).length - before);
+					await sleep(2000);
+					counts.push((await emittedBy(ids.burst)).length - before);
 				}
 				ctx.note(`poll burst: emitted per poll ${counts.join(', ')}`);
 				assertEachOnce(await emittedBy(ids.burst), references, 'COMPLETED');
