@@ -1,4 +1,5 @@
 import type { ListTieOrder, SandboxControl, SeedRequest } from '../../sandbox';
+import { seededRandom } from '../../sandbox/domain/random';
 
 /**
  * Generated lists for the property tests of the readers (Get Many, Reconcile, the Poll Trigger):
@@ -6,17 +7,6 @@ import type { ListTieOrder, SandboxControl, SeedRequest } from '../../sandbox';
  * group placed to straddle the boundary of pages 1 and 2, ties listed in another order on each
  * request; and, while a node reads, transactions listed late inside the span and statuses changing.
  */
-
-export function seededRandom(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let mixed = state;
-		mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
-		mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-		return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 export interface GeneratedList {
 	ties: ListTieOrder;

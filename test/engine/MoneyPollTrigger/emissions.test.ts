@@ -83,15 +83,20 @@ describe('Money Poll Trigger: a poll whose execution n8n cannot create', () => {
 		expect(executed(trigger).sort()).toEqual(lost.map((reference) => `${reference}:COMPLETED`).sort());
 	});
 
-	it('emits once, a moment later, the events n8n 2.x could not start, without waiting for the next poll', async () => {
+	/** A trigger whose poll of `count` completions n8n 2.x could not start, once the emit a moment later has run. */
+	async function startedAgain(count: number) {
 		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
 		await trigger.poll();
-		const lost = await seedCompleted(3, 100, 300, 'lost');
+		const lost = await seedCompleted(count, 100, 300, 'lost');
 		trigger.failNextStarts = 1;
 		await trigger.poll();
-
 		await until(() => trigger.executions.length > 0, 5000);
 		await trigger.settled();
+		return { trigger, lost };
+	}
+
+	it('emits once, a moment later, the events n8n 2.x could not start, without waiting for the next poll', async () => {
+		const { trigger, lost } = await startedAgain(3);
 		expect(executed(trigger).sort()).toEqual(lost.map((reference) => `${reference}:COMPLETED`).sort());
 		const later = await seedCompleted(1, 400, 400, 'later');
 		expect(references((await trigger.poll()).items)).toEqual(later);
@@ -101,14 +106,7 @@ describe('Money Poll Trigger: a poll whose execution n8n cannot create', () => {
 	});
 
 	it('emits again after a restart the events of a retry n8n started when the trigger has emitted nothing since (at least once, here twice)', async () => {
-		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
-		await trigger.poll();
-		const lost = await seedCompleted(2, 100, 200, 'lost');
-		trigger.failNextStarts = 1;
-		await trigger.poll();
-		await until(() => trigger.executions.length > 0, 5000);
-		await trigger.settled();
-
+		const { trigger, lost } = await startedAgain(2);
 		await trigger.restart();
 		await trigger.poll();
 		expect(executed(trigger).sort()).toEqual([...lost, ...lost].map((reference) => `${reference}:COMPLETED`).sort());

@@ -112,6 +112,8 @@ const aroundNow = () => ({
 });
 
 const verdict = (item: IDataObject) => item.reconciliation as IDataObject;
+/** The lines of the Report's CSV file. */
+const csvLines = (summary: INodeExecutionData) => Buffer.from(summary.binary!.data.data, 'base64').toString('utf8').split('\r\n');
 const differences = (item: IDataObject) => verdict(item).differences as IDataObject[];
 const orderOf = (item: IDataObject) => (item.record as IDataObject).order;
 
@@ -260,8 +262,7 @@ describe('Reconcile against the sandbox', () => {
 			records: 3,
 			counts: { matched: 1, mismatched: 1, missing: 1, unexpected: 0 },
 		});
-		const csv = Buffer.from(summary.binary!.data.data, 'base64').toString('utf8');
-		expect(csv.split('\r\n')).toEqual([
+		expect(csvLines(summary)).toEqual([
 			'output,currency,count,expected_amount,api_amount',
 			'matched,XOF,1,1500,1500',
 			'mismatched,XOF,1,2000,2500',
@@ -383,9 +384,7 @@ describe('Reconcile never calls a transaction the API holds missing', () => {
 
 		const out = await reconcile([{ reference, amount: 1000 }, { reference: xaf, amount: 700 }], aroundNow(), { report: true });
 
-		const [summary] = out.result.output('Money', 4);
-		const csv = Buffer.from(summary.binary!.data.data, 'base64').toString('utf8');
-		expect(csv.split('\r\n')).toEqual([
+		expect(csvLines(out.result.output('Money', 4)[0])).toEqual([
 			'output,currency,count,expected_amount,api_amount',
 			'matched,XOF,1,1000,1000',
 			'mismatched,XAF,0,0,700',

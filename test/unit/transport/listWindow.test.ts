@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 
 
 import { readWindow } from '../../../nodes/transport/listRead';
 import { MAX_INSTANT_ROUNDS, newWindow, windowStep } from '../../../nodes/transport/listWindow';
+import { seededRandom as random } from '../../../sandbox/domain/random';
 
 /*
  * Property test of the list reader (nodes/transport/listWindow.ts, listRead.ts) over generated
@@ -15,17 +16,6 @@ import { MAX_INSTANT_ROUNDS, newWindow, windowStep } from '../../../nodes/transp
 const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
 const ROUTE = '/money/v1/payout';
 const DAY = Date.parse('2024-04-02T00:00:00Z');
-
-function random(seed: number): () => number {
-	let state = seed >>> 0;
-	return () => {
-		state = (state + 0x6d2b79f5) >>> 0;
-		let mixed = state;
-		mixed = Math.imul(mixed ^ (mixed >>> 15), mixed | 1);
-		mixed ^= mixed + Math.imul(mixed ^ (mixed >>> 7), mixed | 61);
-		return ((mixed ^ (mixed >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 interface Row {
 	reference: string;
