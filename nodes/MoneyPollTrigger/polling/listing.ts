@@ -1,12 +1,11 @@
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import type { IPollFunctions } from 'n8n-workflow';
 
 import { listRoute } from '../../api/routes';
-import { LIST_PAGE_SIZE_MAX, type TransactionResource } from '../../api/values';
+import type { TransactionResource } from '../../api/values';
 import type { MoneyEventItem } from '../../events/item';
 import { lastKnownStatus } from '../../events/memory';
 import { apiTime, createdAtMs, zonelessCreatedAt } from '../../api/time';
 import { BOUND_MARGIN_MS, newWindow, windowStep } from '../../transport/listWindow';
-import { moneyApiPages, type MoneyListPage } from '../../transport/request';
 import { observe } from './observe';
 import type { PollSettings } from './settings';
 import { type ListingWindow, noteTimeNotation, type PollState, watchKey } from './state';
@@ -20,18 +19,6 @@ import { type ListingWindow, noteTimeNotation, type PollState, watchKey } from '
  * transactions created in the same second straddle two pages. The window's query holds no filter
  * of the trigger: the filters apply to what is read.
  */
-
-/** One page of a resource's list (the manual test's reads). */
-export async function listPage(
-	context: IPollFunctions,
-	resource: TransactionResource,
-	qs: IDataObject,
-	page: number,
-): Promise<MoneyListPage> {
-	const pages = moneyApiPages.call(context, listRoute(resource), qs, { pageSize: LIST_PAGE_SIZE_MAX, startPage: page });
-	const { value } = await pages.next();
-	return value ?? { items: [], page, pages: page };
-}
 
 /** The window a poll reads from the cursor on (null: the first poll, which reads back from the newest transaction). */
 export function listingWindow(state: PollState, settings: PollSettings, cursor: number | null): ListingWindow {

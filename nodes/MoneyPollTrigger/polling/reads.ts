@@ -1,13 +1,12 @@
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { itemRoute } from '../../api/routes';
-import { statusesOf, type TransactionResource } from '../../api/values';
+import { itemRoute, listRoute } from '../../api/routes';
+import { LIST_PAGE_SIZE_MAX, statusesOf, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, envelopeOfReadResponse, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
-import { moneyApiRequest } from '../../transport/request';
-import { listPage } from './listing';
+import { moneyApiPages, moneyApiRequest, type MoneyListPage } from '../../transport/request';
 import { createdAtMs } from '../../api/time';
 import { eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
@@ -47,6 +46,18 @@ export async function recheckWatched(
 		if (item) items.push(item);
 	}
 	return items;
+}
+
+/** One page of a resource's list. */
+async function listPage(
+	context: IPollFunctions,
+	resource: TransactionResource,
+	qs: IDataObject,
+	page: number,
+): Promise<MoneyListPage> {
+	const pages = moneyApiPages.call(context, listRoute(resource), qs, { pageSize: LIST_PAGE_SIZE_MAX, startPage: page });
+	const { value } = await pages.next();
+	return value ?? { items: [], page, pages: page };
 }
 
 /**

@@ -1,121 +1,11 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { PARTY_PARAMETERS } from '../../../nodes/Money/helpers/validation';
-import { startSandbox, type Sandbox } from '../../../sandbox';
-import {
-	buildWorkflow,
-	CREDENTIAL_ID,
-	CREDENTIAL_TYPE,
-	credentialFromSandbox,
-	type Engine,
-	loadEngine,
-	moneyNode,
-	type RunResult,
-	runMoneyNode,
-} from '../../harness/engine';
-import { findSecrets } from '../../harness/secrets';
-import { generateList, mutateWhileReading, seedAll } from '../generatedLists';
+import { startSandbox } from '../../../sandbox';
+import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, runMoneyNode } from '../../harness/engine';
+import { aroundNow, csvLines, differences, FAST, orderOf, RECORD_FIELDS, useReconcile, verdict } from './reconcileSetup';
 
-const FAST = { maxRetries: 1, retryBaseDelayMs: 2 };
-const OUTPUTS = ['matched', 'mismatched', 'missing', 'unexpected'] as const;
-type OutputName = (typeof OUTPUTS)[number];
-
-let engine: Engine;
-let sb: Sandbox;
-
-beforeAll(async () => {
-	engine = await loadEngine();
-});
-
-/** Each test gets its own sandbox, so the period holds exactly the transactions the test made. */
-beforeEach(async () => {
-	sb = await startSandbox({ finalizeAfterMs: null });
-	engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
-});
-
-afterEach(async () => {
-	await sb?.close();
-});
-
-interface Order {
-	order?: string;
-	amount: number;
-	status?: 'COMPLETED' | 'FAILED' | 'CANCELLED';
-}
-
-/** Creates transactions through the Money node (so creates stamp their Business Reference), then settles them. */
-async function create(resource: 'charge' | 'payout', orders: Order[]): Promise<string[]> {
-	const result = await runMoneyNode(engine, {
-		parameters: {
-			resource,
-			operation: 'create',
-			amount: '={{ $json.amount }}',
-			currency: 'XOF',
-			[PARTY_PARAMETERS[resource].identifierType]: 'gm_account',
-			[PARTY_PARAMETERS[resource].identifier]: resource === 'charge' ? 'GM-1001' : 'GM-1002',
-			channel: 'psp-a-tg',
-			[PARTY_PARAMETERS[resource].accountType]: '',
-			businessReference: orders.every((order) => order.order) ? '={{ $json.order }}' : '',
-			options: FAST,
-		},
-		items: orders.map((order) => ({ json: { ...order } })),
-	});
-	expect(result.error()).toBeUndefined();
-	const references = result.output('Money').map((item) => item.json.reference as string);
-	for (const [index, order] of orders.entries()) {
-		if (order.status) await sb.control.setStatus(references[index], order.status);
-	}
-	return references;
-}
-
-interface Outputs extends Record<OutputName, IDataObject[]> {
-	result: RunResult;
-	items: INodeExecutionData[][];
-}
-
-const RECORD_FIELDS = {
-	referenceField: 'reference',
-	businessReferenceField: 'order',
-	amountField: 'amount',
-	currencyField: 'currency',
-};
-
-async function reconcile(
-	records: IDataObject[],
-	period: { createdAfter: string; createdBefore: string },
-	options: IDataObject = {},
-	resource: 'charge' | 'payout' = 'charge',
-	fields: IDataObject = {},
-): Promise<Outputs> {
-	const result = await runMoneyNode(engine, {
-		parameters: {
-			resource,
-			operation: 'reconcile',
-			...period,
-			...RECORD_FIELDS,
-			...fields,
-			options: { ...FAST, defaultCurrency: 'XOF', ...options },
-		},
-		items: records.map((json) => ({ json })),
-	});
-	expect(result.error()).toBeUndefined();
-	expect(findSecrets(result.run, { pin: sb.info.pin, clientSecret: sb.info.clientSecret, hmacSecret: sb.info.hmacSecret })).toEqual([]);
-	const items = OUTPUTS.map((_, index) => result.output('Money', index));
-	const json = (index: number) => items[index].map((item) => item.json);
-	return { result, items, matched: json(0), mismatched: json(1), missing: json(2), unexpected: json(3) };
-}
-
-const aroundNow = () => ({
-	createdAfter: new Date(Date.now() - 60_000).toISOString(),
-	createdBefore: new Date(Date.now() + 60_000).toISOString(),
-});
-
-const verdict = (item: IDataObject) => item.reconciliation as IDataObject;
-/** The lines of the Report's CSV file. */
-const csvLines = (summary: INodeExecutionData) => Buffer.from(summary.binary!.data.data, 'base64').toString('utf8').split('\r\n');
-const differences = (item: IDataObject) => verdict(item).differences as IDataObject[];
-const orderOf = (item: IDataObject) => (item.record as IDataObject).order;
+const { env, create, reconcile } = useReconcile();
 
 describe('Reconcile against the sandbox', () => {
 	it('sends every record and every unclaimed charge to its output, with each difference named', async () => {
@@ -215,7 +105,7 @@ describe('Reconcile against the sandbox', () => {
 
 	it('compares a record whose charge was created outside the period, and reads an empty period', async () => {
 		const [early] = await create('charge', [{ order: 'ord-early', amount: 1000, status: 'COMPLETED' }]);
-		const createdAt = Date.parse((await sb.control.ledger()).charges[0].created_at);
+		const createdAt = Date.parse((await env.sb.control.ledger()).charges[0].created_at);
 		await new Promise((resolve) => setTimeout(resolve, 20));
 		const later = await create('charge', [{ order: 'ord-late', amount: 2000, status: 'COMPLETED' }]);
 		const period = { createdAfter: new Date(createdAt + 1).toISOString(), createdBefore: new Date(Date.now() + 60_000).toISOString() };
@@ -274,18 +164,18 @@ describe('Reconcile against the sandbox', () => {
 	});
 
 	it('stops on a record it cannot read, naming the item and the field, before reading the API', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: { ...FAST, defaultCurrency: 'XOF' } },
 			items: [{ json: { order: 'a', amount: 10 } }, { json: { order: 'b', amount: 12.5 } }],
 		});
 		expect(result.error()?.message).toBe(
 			'Amount Field (amount) must be a whole number greater than 0 in the smallest currency unit (input item 1)',
 		);
-		expect((await sb.control.counters()).requests.get_money_v1_charge_list ?? 0).toBe(0);
+		expect((await env.sb.control.counters()).requests.get_money_v1_charge_list ?? 0).toBe(0);
 	});
 
 	it('requires the period', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', createdAfter: '2026-01-01', createdBefore: '={{ $json.until }}', ...RECORD_FIELDS },
 			items: [{ json: { order: 'a', amount: 10 } }],
 		});
@@ -293,7 +183,7 @@ describe('Reconcile against the sandbox', () => {
 	});
 
 	it('needs a field to match on', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), amountField: 'amount' },
 			items: [{ json: { order: 'a', amount: 10 } }],
 		});
@@ -303,7 +193,7 @@ describe('Reconcile against the sandbox', () => {
 	});
 
 	it('refuses metadata that would give a charge a second business reference', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: {
 				resource: 'charge',
 				operation: 'create',
@@ -318,100 +208,11 @@ describe('Reconcile against the sandbox', () => {
 			},
 		});
 		expect(result.error()?.message).toContain('Metadata (metadata.n8n_business_reference)');
-		expect((await sb.control.ledger()).charges).toHaveLength(0);
+		expect((await env.sb.control.ledger()).charges).toHaveLength(0);
 
 		const kept = await create('charge', [{ order: 'ord-9', amount: 1000 }]);
-		const stored = (await sb.control.ledger()).charges.find((entry) => entry.reference === kept[0]);
+		const stored = (await env.sb.control.ledger()).charges.find((entry) => entry.reference === kept[0]);
 		expect(stored?.metadata).toEqual({ n8n_business_reference: 'ord-9' });
-	});
-});
-
-const hintsOf = (result: RunResult): string[] => ((result.run.data.resultData.runData.Money?.[0]?.hints ?? []) as Array<{ message: string }>).map((hint) => hint.message);
-
-describe('Reconcile never calls a transaction the API holds missing', () => {
-	const day = { createdAfter: '2024-04-02T00:00:00Z', createdBefore: '2024-04-03T00:00:00Z' };
-	const asRecord = (entry: { reference: string; amount: { value: number; currency: string } }) => ({
-		reference: entry.reference,
-		amount: Math.abs(entry.amount.value),
-		currency: entry.amount.currency,
-	});
-
-	it('matches each of a day of 260 payouts, 150 of them created in one second, with ties listed in another order on each request; the output says how the period was read', async () => {
-		await sb.control.setListTieOrder('alternating');
-		await sb.control.seed({ resource: 'payout', count: 110, status: 'COMPLETED', createdAtFrom: '2024-04-02T00:00:10Z', createdAtTo: '2024-04-02T23:59:50Z' });
-		await sb.control.seed({ resource: 'payout', count: 150, status: 'COMPLETED', createdAtFrom: '2024-04-02T10:00:00Z', createdAtTo: '2024-04-02T10:00:00Z' });
-		const records = (await sb.control.ledger()).payouts.map(asRecord);
-
-		const out = await reconcile(records, day, {}, 'payout', { businessReferenceField: '' });
-
-		expect([out.matched.length, out.mismatched.length, out.missing.length, out.unexpected.length]).toEqual([260, 0, 0, 0]);
-		expect(out.matched.filter((item) => verdict(item).outside_period)).toEqual([]);
-		expect(verdict(out.matched[0]).period_read).toEqual({ transactions: 260, api_total: 260 });
-		expect(hintsOf(out.result)).toEqual(['Read 260 payouts created in the period, as many as the Money API counts (260)']);
-	});
-
-	it('looks up by its reference every record the period does not hold, Concurrency at a time, before calling it missing', async () => {
-		const outside = await create('charge', Array.from({ length: 6 }, (_, index) => ({ amount: 1000 + index, status: 'COMPLETED' as const })));
-		const records = outside.map((reference, index) => ({ reference, amount: 1000 + index }));
-		const later = { createdAfter: new Date(Date.now() + 60_000).toISOString(), createdBefore: new Date(Date.now() + 120_000).toISOString() };
-		await sb.control.addFault({ route: 'get_money_v1_charge_reference', kind: 'delay', delayMs: 300 });
-		const started = Date.now();
-
-		const out = await reconcile([...records, { reference: 'chg_unknown', amount: 5 }], later, { concurrency: 3 });
-
-		expect(out.matched.map((item) => (item.transaction as IDataObject).reference)).toEqual(outside);
-		expect(out.matched.every((item) => verdict(item).outside_period === true)).toBe(true);
-		expect(out.missing.map((item) => (item.record as IDataObject).reference)).toEqual(['chg_unknown']);
-		// 7 reads of 300 ms, 3 at a time: 3 rounds, not 7.
-		expect(Date.now() - started).toBeLessThan(7 * 300);
-	});
-
-	it('says above the output, and on every record, that the period holds no transaction of the resource', async () => {
-		const empty = { createdAfter: '2001-01-01T00:00:00Z', createdBefore: '2001-01-02T00:00:00Z' };
-		const out = await reconcile([{ order: 'ord-a', amount: 5 }, { order: 'ord-b', amount: 7 }], empty);
-
-		const note = 'No charge of the Money API was created in the period (2001-01-01T00:00:00.000Z to 2001-01-02T00:00:00.000Z): the period is probably wrong. Check Created After and Created Before.';
-		expect(out.missing.map((item) => verdict(item).note)).toEqual([note, note]);
-		expect(hintsOf(out.result)).toEqual([note]);
-	});
-
-	it('keeps the CSV totals per currency: a charge in XAF paired with a record in XOF counts in the XAF api_amount', async () => {
-		const [reference] = await create('charge', [{ amount: 1000, status: 'COMPLETED' }]);
-		await sb.control.seed({ resource: 'charge', count: 0, status: 'COMPLETED' });
-		const xaf = (await runMoneyNode(engine, {
-			parameters: { resource: 'charge', operation: 'create', amount: 700, currency: 'XAF', [PARTY_PARAMETERS.charge.identifierType]: 'gm_account', [PARTY_PARAMETERS.charge.identifier]: 'GM-1001', channel: 'psp-a-tg', [PARTY_PARAMETERS.charge.accountType]: '', businessReference: '', options: FAST },
-		})).output('Money')[0].json.reference as string;
-
-		const out = await reconcile([{ reference, amount: 1000 }, { reference: xaf, amount: 700 }], aroundNow(), { report: true });
-
-		expect(csvLines(out.result.output('Money', 4)[0])).toEqual([
-			'output,currency,count,expected_amount,api_amount',
-			'matched,XOF,1,1000,1000',
-			'mismatched,XAF,0,0,700',
-			'mismatched,XOF,1,700,0',
-			'missing,,0,0,0',
-			'unexpected,,0,0,0',
-			'',
-		]);
-	});
-});
-
-describe('Reconcile over generated lists (property test)', () => {
-	it.each([1, 2, 3, 4, 5])('list %i: puts no payout the API holds in Missing in API, also while payouts are listed late and change status', async (seed) => {
-		const from = Date.parse('2024-06-10T00:00:00Z');
-		const to = from + 86_400_000;
-		await seedAll(sb.control, generateList(seed, 'payout', from, to, 'gen', seed % 2 === 0 ? 'PENDING' : 'COMPLETED'));
-		const held = (await sb.control.ledger()).payouts;
-		const records = held.map((entry) => ({ reference: entry.reference, amount: Math.abs(entry.amount.value), currency: entry.amount.currency }));
-
-		const stop = mutateWhileReading(sb.control, seed, 'payout', from, to, 'gen', held.filter((entry) => entry.status.label === 'PENDING').map((entry) => entry.reference));
-		const out = await reconcile(records, { createdAfter: new Date(from).toISOString(), createdBefore: new Date(to).toISOString() }, {}, 'payout', { businessReferenceField: '', expectedStatus: '' });
-		await stop();
-
-		const late = new Set((await sb.control.ledger()).payouts.filter((entry) => (entry.metadata as IDataObject | null)?.batch === 'gen-late').map((entry) => entry.reference));
-		expect({ missing: out.missing.length, mismatched: out.mismatched.length, matched: out.matched.length }).toEqual({ missing: 0, mismatched: 0, matched: records.length });
-		expect(out.matched.filter((item) => verdict(item).outside_period)).toEqual([]);
-		expect(out.unexpected.map((item) => (item.transaction as IDataObject).reference).filter((reference) => !late.has(reference as string))).toEqual([]);
 	});
 });
 
@@ -422,7 +223,7 @@ describe('Reconcile where no transaction of the period carries a Business Refere
 	];
 
 	async function reconcileFails(expectedCause: RegExp) {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: { ...FAST, defaultCurrency: 'XOF' } },
 			items: records.map((json) => ({ json })),
 		});
@@ -436,9 +237,9 @@ describe('Reconcile where no transaction of the period carries a Business Refere
 	}
 
 	it('fails, saying so and what to match on, against an API whose list rows carry no metadata; matches by reference there', async () => {
-		await sb.close();
-		sb = await startSandbox({ finalizeAfterMs: null, config: { listRowMetadata: false } });
-		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
+		await env.sb.close();
+		env.sb = await startSandbox({ finalizeAfterMs: null, config: { listRowMetadata: false } });
+		env.engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info));
 		const references = await create('charge', [
 			{ order: 'ord-1', amount: 1000, status: 'COMPLETED' },
 			{ order: 'ord-2', amount: 2000, status: 'COMPLETED' },
@@ -461,8 +262,8 @@ describe('Reconcile where no transaction of the period carries a Business Refere
 describe('Money node outputs', () => {
 	const outputsFor = (parameters: IDataObject) => {
 		const node = moneyNode({ parameters: parameters as never });
-		const workflow = buildWorkflow(engine, { nodes: [node] });
-		const type = engine.nodeTypes.getByNameAndVersion(node.type, 1);
+		const workflow = buildWorkflow(env.engine, { nodes: [node] });
+		const type = env.engine.nodeTypes.getByNameAndVersion(node.type, 1);
 		return NodeHelpers.getNodeOutputs(workflow, node, type.description);
 	};
 
