@@ -4,7 +4,8 @@
  * that later fail emitted once when they fail, including one first seen by a poll that emitted
  * nothing (n8n keeps that poll's state only in memory) followed by a restart. Then polls that
  * cannot read everything at once: Max Pages 1 under 150 completions (resumed, across a restart),
- * 600 PENDING payouts completed later, two Poll Times on the same minute (n8n runs both polls at
+ * 150 completions listed after a poll though created over the 20 s before it (some before the
+ * newest charge of the first poll), 600 PENDING payouts completed later, two Poll Times on the same minute (n8n runs both polls at
  * once), a trigger node renamed in the workflow, and the editor's manual test. Those checks make polls
  * happen by activation (n8n polls once when it activates a workflow, and saves the trigger's
  * state after it) rather than waiting for the minute. Last, a poll whose execution n8n cannot
