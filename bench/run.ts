@@ -16,6 +16,7 @@ import { latencyFigures, pacingFigures } from './figures/payout-run';
 import { perCallFigures } from './figures/per-call';
 import { reconcileFigures } from './figures/reconcile';
 import { returnAllFigures } from './figures/return-all';
+import { tieGroupFigures } from './figures/tie-groups';
 import { sandboxFigures } from './figures/sandbox';
 import { tokenFigures } from './figures/token';
 import { memoryFigures, webhookFigures } from './figures/webhook';
@@ -121,6 +122,7 @@ async function main(): Promise<void> {
 		context = undefined;
 		if (plan.groups.has('return-all')) {
 			report(await returnAllFigures({ sizes: plan.returnAllSizes, runs: plan.runs }));
+			report(await tieGroupFigures({ runs: plan.runs }));
 			if (!plan.returnAllSizes.includes(100_000)) {
 				report([
 					unmeasured('return_all_ms_per_item_100k', 'ms/item', 'skipped by --quick'),

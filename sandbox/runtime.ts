@@ -5,7 +5,7 @@ import { Directory } from './domain/directory';
 import { loadState, StateWriter, type PersistedState } from './domain/persistence';
 import { MoneyService } from './domain/service';
 import type { ResolvedConfig } from './domain/settings';
-import { IdempotencyStore, TransactionStore } from './domain/store';
+import { IdempotencyStore, type TieOrder, TransactionStore } from './domain/store';
 import type { Resource, Transaction } from './domain/types';
 import { WebhookDispatcher } from './domain/webhooks';
 import { FaultInjector } from './faults/injector';
@@ -32,7 +32,7 @@ export class SandboxRuntime {
 	readonly service: MoneyService;
 	readonly stateWriter: StateWriter | null;
 	revokeEvery: number | null = null;
-	/** List requests answered, for SandboxConfig.listTieOrder `alternating`. */
+	/** List requests answered, for SandboxConfig.listTieOrder `alternating` and `shuffled`. */
 	listRequests = 0;
 	apiOrigin = 'http://127.0.0.1';
 	tokenTtlSeconds: number;
@@ -71,6 +71,14 @@ export class SandboxRuntime {
 		this.service.onStatusChange((tx) => this.deliverEvent(tx));
 		this.stateWriter = options.statePath ? new StateWriter(options.statePath, () => this.snapshot()) : null;
 		if (persisted) this.restore(persisted);
+	}
+
+	/** The order of ties for the next list request (SandboxConfig.listTieOrder); undefined: by creation. */
+	nextTieOrder(): TieOrder | undefined {
+		const request = this.listRequests++;
+		if (this.config.listTieOrder === 'alternating') return request % 2 === 1 ? { reverse: true } : undefined;
+		if (this.config.listTieOrder === 'shuffled') return { shuffleSeed: this.config.seed * 1_000_003 + request };
+		return undefined;
 	}
 
 	private mergePersistedClients(persisted: PersistedState): void {

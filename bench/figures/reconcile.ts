@@ -47,7 +47,7 @@ export async function reconcileFigures(options: { sizes: number[]; runs: number 
 			figure(`reconcile_ms_per_record_${label(size)}`, 'ms/record', perRecord(size, (reading) => reading.elapsedMs), {
 				ratio: (value) => value / baseNode,
 				baseline: `ms/record at ${label(smallest)} (flat = 1)`,
-				note: `Money node Charge → Reconcile in n8n-core: ${size} records (fields by name) against ${size} charges read in ${Math.ceil(size / 100)} pages of 100`,
+				note: `Money node Charge → Reconcile in n8n-core: ${size} records (fields by name) against ${size} charges read in pages of 100 and counted against the API's total`,
 			}),
 			figure(`reconcile_match_ms_per_record_${label(size)}`, 'ms/record', perRecord(size, (reading) => reading.matchMs), {
 				ratio: (value) => value / baseMatch,

@@ -65,7 +65,7 @@ export async function returnAllFigures(options: { sizes: number[]; runs: number 
 			figure(`return_all_ms_per_item_${label(size)}`, 'ms/item', msPerItem(size), {
 				ratio: (value) => value / baseMsPerItem,
 				baseline: `ms/item at ${label(smallest)} (flat = 1)`,
-				note: `${size} charges, ${Math.ceil(size / 100)} pages of 100`,
+				note: `${size} charges, walked by created_at in pages of 100 and counted against the API's total`,
 			}),
 			figure(`return_all_peak_mb_${label(size)}`, 'MB', sizeReadings.map((reading) => reading.peakHeapMb), {
 				ratio: (value) => value / json,

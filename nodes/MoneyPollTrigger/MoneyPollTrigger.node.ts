@@ -11,7 +11,7 @@ import { recentReversals, wantsReversals } from './polling/reversals';
 import { emitEvents } from './polling/emissions';
 import { claimPoll } from './polling/inFlight';
 import { DEFAULT_MAX_WATCHED, settingsOf, tooManyToWatch, type PollSettings } from './polling/settings';
-import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES, saveState } from './polling/state';
+import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES } from './polling/state';
 
 export class MoneyPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -113,7 +113,7 @@ export class MoneyPollTrigger implements INodeType {
 	}
 }
 
-/** One scheduled poll: reads, saves the state, and emits what is new itself (polling/emissions.ts), so it returns null. */
+/** One scheduled poll: reads, then saves the state and emits what is new itself (polling/emissions.ts), so it returns null. */
 async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<null> {
 	const state = loadState(context);
 	forgetUnselected(state, settings.resources);
@@ -135,8 +135,7 @@ async function pollOnce(context: IPollFunctions, settings: PollSettings): Promis
 	forgetStatusesBeyond(state, MAX_REMEMBERED_STATUSES + listed.size + settings.maxChecks);
 	if (state.watch.length > settings.maxWatched) throw tooManyToWatch(context, state.watch.length, settings);
 
-	saveState(context, state);
-	const again = emitEvents(context, emitted);
+	const again = emitEvents(context, state, emitted);
 	if (again > 0) {
 		context.logger.warn('Money Poll Trigger emits again events n8n could not start an execution for', { node: context.getNode().name, events: again });
 	}

@@ -1,4 +1,4 @@
-import type { ClientPatch, ClientView, IdempotencyFingerprint } from '../domain/settings';
+import type { ClientPatch, ClientView, IdempotencyFingerprint, ListTieOrder } from '../domain/settings';
 import type { Counters, SeedRequest, TransactionEnvelope, WebhookScheme } from '../domain/types';
 import type { FaultSpec } from '../faults/injector';
 import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from './types';
@@ -137,6 +137,10 @@ export class SandboxControlClient implements SandboxControl {
 
 	async setIdempotencyFingerprint(mode: IdempotencyFingerprint): Promise<void> {
 		await this.call('PUT', '/idempotency', { fingerprint: mode });
+	}
+
+	async setListTieOrder(order: ListTieOrder): Promise<void> {
+		await this.call('PUT', '/list-tie-order', { order });
 	}
 
 	seed(request: SeedRequest): Promise<{ count: number }> {

@@ -2,7 +2,7 @@
 import { PATCHABLE_CLIENT_FIELDS, type ClientState } from '../domain/clients';
 import { seedTransactions } from '../domain/seed';
 import { TransitionError } from '../domain/service';
-import type { ClientPatch, ClientView, IdempotencyFingerprint } from '../domain/settings';
+import type { ClientPatch, ClientView, IdempotencyFingerprint, ListTieOrder } from '../domain/settings';
 import { CHANNELS, CHARGE_STATUSES, PAYOUT_STATUSES, type Counters, type SeedRequest, type TransactionEnvelope, type WebhookScheme } from '../domain/types';
 import { deliverCopies } from '../domain/webhooks';
 import { parseFault, type FaultSpec } from '../faults/injector';
@@ -165,6 +165,13 @@ export class InProcessControl implements SandboxControl {
 	async setIdempotencyFingerprint(mode: IdempotencyFingerprint): Promise<void> {
 		if (mode !== 'raw' && mode !== 'semantic') throw new ControlError(400, 'invalid_request', 'fingerprint must be raw or semantic');
 		this.runtime.service.idempotencyFingerprint = mode;
+	}
+
+	async setListTieOrder(order: ListTieOrder): Promise<void> {
+		if (order !== 'stable' && order !== 'alternating' && order !== 'shuffled') {
+			throw new ControlError(400, 'invalid_request', 'order must be stable, alternating or shuffled');
+		}
+		this.runtime.config.listTieOrder = order;
 	}
 
 	async seed(request: SeedRequest): Promise<{ count: number }> {

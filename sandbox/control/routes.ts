@@ -44,6 +44,7 @@ const CONTROL_ROUTES: ControlRoute[] = [
 	{ method: 'POST', pattern: /^\/clock$/, run: async (control, _match, body) => (await control.setClockOffset(body?.offsetSeconds), { ok: true }) },
 	{ method: 'PUT', pattern: /^\/finalize$/, run: async (control, _match, body) => (await control.setFinalizeAfter(body?.afterMs ?? null), { ok: true }) },
 	{ method: 'PUT', pattern: /^\/idempotency$/, run: async (control, _match, body) => (await control.setIdempotencyFingerprint(body?.fingerprint), { ok: true }) },
+	{ method: 'PUT', pattern: /^\/list-tie-order$/, run: async (control, _match, body) => (await control.setListTieOrder(body?.order), { ok: true }) },
 	{ method: 'POST', pattern: /^\/seed$/, run: (control, _match, body) => control.seed(body) },
 	{ method: 'GET', pattern: /^\/health$/, run: (control) => control.health() },
 	{ method: 'GET', pattern: /^\/info$/, run: (control) => control.info() },

@@ -1,5 +1,5 @@
 import type { PublicDirectoryEntry } from '../domain/directory';
-import type { ClientPatch, ClientView, IdempotencyFingerprint, WalletView } from '../domain/settings';
+import type { ClientPatch, ClientView, IdempotencyFingerprint, ListTieOrder, WalletView } from '../domain/settings';
 import type { Counters, LedgerTransaction, Money, SeedRequest, Status, TransactionEnvelope, WebhookScheme } from '../domain/types';
 import type { FaultSpec } from '../faults/injector';
 
@@ -56,6 +56,8 @@ export interface SandboxControl {
 	setFinalizeAfter(ms: number | null): Promise<void>;
 	/** How a repeated idempotency key's body is compared: `raw` bytes (the default, a strict API) or `semantic` fields. */
 	setIdempotencyFingerprint(mode: IdempotencyFingerprint): Promise<void>;
+	/** How lists order transactions created at the same instant (SandboxConfig.listTieOrder). */
+	setListTieOrder(order: ListTieOrder): Promise<void>;
 	seed(request: SeedRequest): Promise<{ count: number }>;
 	health(): Promise<HealthReport>;
 	info(): Promise<SandboxInfo>;

@@ -84,6 +84,8 @@ export interface WebhookDeliverySettings {
 /** `raw`: a repeated key's body must be the same bytes (a strict API); `semantic`: the same fields, in any order, the PIN compared by its plain value. */
 export type IdempotencyFingerprint = 'raw' | 'semantic';
 
+export type ListTieOrder = 'stable' | 'alternating' | 'shuffled';
+
 export interface SandboxConfig {
 	clients: ClientSettingsInput[];
 	directory: DirectoryEntry[];
@@ -105,11 +107,12 @@ export interface SandboxConfig {
 	/** Whether a list's start_date and end_date exclude a transaction created exactly at them (the spec says "bound", not whether inclusive). */
 	listBoundsExclusive: boolean;
 	/**
-	 * How transactions created at the same instant are ordered in a list: `stable` (by creation), or
-	 * `alternating`, reversed on every other list request, as a database may order ties differently
-	 * from one query to the next (the spec says only "newest first").
+	 * How transactions created at the same instant are ordered in a list: `stable` (by creation),
+	 * `alternating`, reversed on every other list request, or `shuffled`, in another order on every
+	 * list request, as a database may order ties differently from one query to the next (the spec
+	 * says only "newest first"). Switchable at run time (`setListTieOrder`).
 	 */
-	listTieOrder: 'stable' | 'alternating';
+	listTieOrder: ListTieOrder;
 	paymentLinkBase: string | null;
 	webhooks: Partial<WebhookDeliverySettings>;
 	seed: number;

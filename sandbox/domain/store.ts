@@ -1,4 +1,5 @@
 import { setNewest } from './bounded-map';
+import { seededRandom } from './random';
 import type { Channel, Resource, Status, Transaction } from './types';
 
 export interface ListQuery {
@@ -8,9 +9,12 @@ export interface ListQuery {
 	channel?: Channel;
 	startMs?: number;
 	endMs?: number;
-	/** Transactions created at the same instant in the reverse of their usual order (SandboxConfig.listTieOrder). */
-	reverseTies?: boolean;
+	/** How transactions created at the same instant are ordered among themselves (SandboxConfig.listTieOrder); absent: by creation. */
+	ties?: TieOrder;
 }
+
+/** Ties in the reverse of their creation order, or shuffled by a PRNG of this seed. */
+export type TieOrder = { reverse: true } | { shuffleSeed: number };
 
 function isBefore(a: Transaction, b: Transaction): boolean {
 	return a.createdAt < b.createdAt || (a.createdAt === b.createdAt && a.seq < b.seq);
@@ -138,7 +142,7 @@ export class TransactionStore {
 		const to = query.endMs === undefined ? list.items.length : list.upperBound(query.endMs);
 		const offset = (query.page - 1) * query.limit;
 		if (to <= from) return { items: [], total: 0 };
-		if (query.reverseTies) return this.listWithTiesReversed(list.items.slice(from, to), query, offset);
+		if (query.ties) return this.listWithTiesReordered(list.items.slice(from, to), query, query.ties, offset);
 		if (!query.status && !query.channel) {
 			const items: Transaction[] = [];
 			for (let index = to - 1 - offset; index >= from && items.length < query.limit; index--) items.push(list.items[index]);
@@ -156,13 +160,21 @@ export class TransactionStore {
 		return { items, total };
 	}
 
-	private listWithTiesReversed(window: Transaction[], query: ListQuery, offset: number): { items: Transaction[]; total: number } {
+	private listWithTiesReordered(window: Transaction[], query: ListQuery, ties: TieOrder, offset: number): { items: Transaction[]; total: number } {
 		const matching = window.filter((tx) => (!query.status || tx.status === query.status) && (!query.channel || tx.channel === query.channel));
+		const random = 'shuffleSeed' in ties ? seededRandom(ties.shuffleSeed) : null;
 		const newestFirst: Transaction[] = [];
 		for (let end = matching.length; end > 0; ) {
 			let start = end - 1;
 			while (start > 0 && matching[start - 1].createdAt === matching[end - 1].createdAt) start--;
-			newestFirst.push(...matching.slice(start, end));
+			const group = matching.slice(start, end);
+			if (random) {
+				for (let index = group.length - 1; index > 0; index--) {
+					const other = Math.floor(random() * (index + 1));
+					[group[index], group[other]] = [group[other], group[index]];
+				}
+			}
+			newestFirst.push(...group);
 			end = start;
 		}
 		return { items: newestFirst.slice(offset, offset + query.limit), total: matching.length };

@@ -1,5 +1,5 @@
 import type { ClientState } from '../domain/clients';
-import type { ListQuery } from '../domain/store';
+import type { ListQuery, TieOrder } from '../domain/store';
 import { CHANNELS, CHARGE_STATUSES, PAYOUT_STATUSES, type Channel, type Resource, type RouteSlug, type Status, type TransactionEnvelope } from '../domain/types';
 import type { SandboxRuntime } from '../runtime';
 import { ApiError, validationError, type ErrorFamily } from './errors';
@@ -62,7 +62,7 @@ function parsePositiveInteger(name: string, value: string | null, fallback: numb
 	return Number(value);
 }
 
-export function parseListQuery(resource: Resource, query: URLSearchParams, wallClockOffsetMinutes = 0, boundsExclusive = false, reverseTies = false): ListQuery {
+export function parseListQuery(resource: Resource, query: URLSearchParams, wallClockOffsetMinutes = 0, boundsExclusive = false, ties?: TieOrder): ListQuery {
 	const fields: Record<string, string> = {};
 	const page = parsePositiveInteger('page', query.get('page'), 1, Number.MAX_SAFE_INTEGER, fields);
 	const limit = parsePositiveInteger('limit', query.get('limit'), 20, 100, fields);
@@ -83,7 +83,7 @@ export function parseListQuery(resource: Resource, query: URLSearchParams, wallC
 		channel: channel as Channel | undefined,
 		startMs: startMs === undefined ? undefined : startMs + exclusion,
 		endMs: endMs === undefined ? undefined : endMs - exclusion,
-		reverseTies,
+		ties,
 	};
 }
 
@@ -111,9 +111,8 @@ function getRoute(resource: Resource) {
 
 function listRoute(resource: Resource) {
 	return ({ runtime, client, query }: RouteContext): RouteResult => {
-		const { naiveTimestampsOffsetMinutes, listBoundsExclusive, listTieOrder, listRowMetadata } = runtime.config;
-		const reverseTies = listTieOrder === 'alternating' && runtime.listRequests++ % 2 === 1;
-		const listQuery = parseListQuery(resource, query, naiveTimestampsOffsetMinutes ?? 0, listBoundsExclusive, reverseTies);
+		const { naiveTimestampsOffsetMinutes, listBoundsExclusive, listRowMetadata } = runtime.config;
+		const listQuery = parseListQuery(resource, query, naiveTimestampsOffsetMinutes ?? 0, listBoundsExclusive, runtime.nextTieOrder());
 		const { items, total } = runtime.store.list(client.clientId, resource, listQuery);
 		return {
 			status: 200,

@@ -4,7 +4,8 @@
  * that later fail emitted once when they fail, including one first seen by a poll that emitted
  * nothing (n8n keeps that poll's state only in memory) followed by a restart. Then polls that
  * cannot read everything at once: Max Pages 1 under 150 completions (resumed, across a restart),
- * 600 PENDING payouts completed later, two Poll Times on the same minute (n8n runs both polls at
+ * 150 completions listed after a poll though created over the 20 s before it (some before the
+ * newest charge of the first poll), 600 PENDING payouts completed later, two Poll Times on the same minute (n8n runs both polls at
  * once), a trigger node renamed in the workflow, and the editor's manual test. Those checks make polls
  * happen by activation (n8n polls once when it activates a workflow, and saves the trigger's
  * state after it) rather than waiting for the minute. Last, a poll whose execution n8n cannot
@@ -27,7 +28,7 @@ const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
 	const id = 'e2ePollTrigger';
-	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename', start: 'e2ePollStart' };
+	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename', start: 'e2ePollStart', burst: 'e2ePollBurst' };
 	/** Polls at New Year only: the checks that poll by activation are not disturbed by a minute tick. */
 	const YEARLY = { pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] } };
 	const pollWorkflow = (workflowId: string, name: string, parameters: Record<string, unknown>) =>
@@ -58,6 +59,7 @@ export function build(ctx: E2eContext): CasePart {
 		}),
 		pollWorkflow(ids.rename, 'e2e poll trigger, renamed', { ...YEARLY, resource: 'charge', statuses: ['COMPLETED'] }),
 		pollWorkflow(ids.start, 'e2e poll trigger, execution not created', { resource: 'charge', statuses: ['COMPLETED'] }),
+		pollWorkflow(ids.burst, 'e2e poll trigger, a burst listed late', { ...YEARLY, resource: 'charge', statuses: ['COMPLETED'], options: { maxPages: 1 } }),
 	];
 
 	const emittedBy = async (workflowId: string) => {
@@ -219,6 +221,27 @@ export function build(ctx: E2eContext): CasePart {
 				const items = await emittedAtLeast(150, ids.pages, 30_000);
 				assertEachOnce(items, references, 'COMPLETED');
 				await ctx.api.deactivateWorkflow(ids.pages);
+			},
+		},
+		{
+			name: 'Money Poll Trigger: at Max Pages 1, 150 completions listed after a poll though created over the 20 s before it are each emitted once, also those older than the newest charge of the first poll',
+			async fn() {
+				await newest('charge', 'COMPLETED');
+				await activateAndAwaitPoll(ids.burst);
+				const to = Date.now();
+				const batch = 'e2e-poll-burst';
+				await control.seed({ resource: 'charge', count: 150, status: 'COMPLETED', metadata: { batch }, createdAtFrom: new Date(to - 20_000).toISOString(), createdAtTo: new Date(to).toISOString() });
+				const references = (await control.ledger()).charges.filter((entry) => entry.metadata?.batch === batch).map((entry) => entry.reference);
+				const counts: number[] = [];
+				for (let poll = 0; poll < 3; poll++) {
+					const before = (await emittedBy(ids.burst)).length;
+					await pollByActivation(ids.burst);
+					await sleep(2000);
+					counts.push((await emittedBy(ids.burst)).length - before);
+				}
+				ctx.note(`poll burst: emitted per poll ${counts.join(', ')}`);
+				assertEachOnce(await emittedBy(ids.burst), references, 'COMPLETED');
+				await ctx.api.deactivateWorkflow(ids.burst);
 			},
 		},
 		{

@@ -47,11 +47,15 @@ export interface PollOutcome {
  */
 export type N8nLine = '2.x' | '1.x';
 
+type Done = Parameters<PollContext['__emit']>[2];
+
 /**
  * Runs a Money Poll Trigger node the way n8n's active-workflow manager does: each tick calls
  * `poll()` inside n8n-core's PollContext (mode trigger) on the same Workflow object, so the
- * node's static data carries over, and items the poll returns or emits start an execution, which
- * n8n may fail to create (`failNextStarts`).
+ * node's static data carries over, and items the poll emits (during a poll, or later from the same
+ * context) start an execution, which n8n may fail to create (`failNextStarts`). As n8n does, each
+ * emit saves the static data first (`saved`); `restart()` is another n8n process: the workflow
+ * built again from that saved copy, with none of the trigger's memory of this process.
  */
 export class PollHarness {
 	node: INode;
@@ -64,6 +68,11 @@ export class PollHarness {
 	failNextStarts = 0;
 	/** The next so many executions are cancelled once they started (2.x rejects the done promise then). */
 	cancelNextRuns = 0;
+	/** Emits handed to n8n so far, and the static data as n8n saved it with the last one (or after the first poll: the activation). */
+	emits = 0;
+	saved: IDataObject | undefined;
+	private process = 1;
+	private readonly background: Array<Promise<unknown>> = [];
 
 	constructor(
 		private readonly engine: Engine,
@@ -93,6 +102,23 @@ export class PollHarness {
 		this.workflow = buildWorkflow(this.engine, { nodes: [this.node], id: this.workflow.id, staticData });
 	}
 
+	/**
+	 * n8n stopped and started again: the workflow built from the static data as last saved. The
+	 * trigger keeps its in-process memory per workflow id: the new process has another workflow
+	 * object, under another id, whose memory is empty.
+	 */
+	async restart(): Promise<void> {
+		await this.settled();
+		const staticData = JSON.parse(JSON.stringify(this.saved ?? {})) as IDataObject;
+		this.process++;
+		this.workflow = buildWorkflow(this.engine, { nodes: [this.node], id: `${this.workflow.id.split('~')[0]}~${this.process}`, staticData });
+	}
+
+	/** Waits until the executions of emits made outside a poll have run. */
+	async settled(): Promise<void> {
+		while (this.background.length > 0) await this.background.shift();
+	}
+
 	get nodeType(): INodeType {
 		return this.engine.nodeTypes.getByNameAndVersion(this.node.type, this.node.typeVersion);
 	}
@@ -108,25 +134,57 @@ export class PollHarness {
 		const workflowData = { id: this.workflow.id, name: this.workflow.name, nodes: [], connections: {} } as unknown as IWorkflowBase;
 		const hooks = new ExecutionLifecycleHooks('trigger', executionId, workflowData);
 		const additionalData = additionalDataFor(this.engine, hooks, executionId);
-		let emitted: { data: INodeExecutionData[][]; done?: Parameters<PollContext['__emit']>[2]; resolve?: (run: IRun) => void } | undefined;
+		let polling = true;
+		const process = this.process;
+		let emitted: { data: INodeExecutionData[][]; done?: Done; resolve?: (run: IRun) => void } | undefined;
+		const workflow = this.workflow;
 		const context = new PollContext(
-			this.workflow,
+			workflow,
 			this.node,
 			additionalData,
 			'trigger',
 			'activate',
 			(data, _responsePromise, done) => {
+				// A process n8n has stopped emits nothing more.
+				if (process !== this.process) return;
+				const emit = this.emitted(workflow, data, done);
+				if (!polling) {
+					this.background.push(this.start(emit));
+					return;
+				}
 				if (emitted) throw new Error('the harness handles one emit per poll');
-				// 2.x binds `resolve` as the emit runs (settleDonePromise).
-				emitted = { data, done, resolve: this.n8nLine === '2.x' ? done?.resolve : undefined };
+				emitted = emit;
 			},
 			(error) => {
 				this.errors.push(error);
 			},
 		);
-		const result = await (this.nodeType.poll as NonNullable<INodeType['poll']>).call(context);
+		const first = this.saved === undefined;
+		let result: INodeExecutionData[][] | null;
+		try {
+			result = await (this.nodeType.poll as NonNullable<INodeType['poll']>).call(context);
+		} finally {
+			polling = false;
+		}
 		if (result !== null) context.__emit(result);
+		// n8n saves the static data after the poll it runs on activation.
+		if (first) this.saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
 		if (!emitted) return { items: null };
+		return await this.start(emitted, executionId);
+	}
+
+	/** n8n's emit: the static data saved, then (2.x) the done promise's `resolve` read while the emit runs. */
+	private emitted(workflow: Workflow, data: INodeExecutionData[][], done: Done) {
+		this.emits++;
+		this.saved = JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject;
+		return { data, done, resolve: this.n8nLine === '2.x' ? done?.resolve : undefined };
+	}
+
+	/** n8n creates the emit's execution (or cannot) and runs it. */
+	private async start(
+		emitted: { data: INodeExecutionData[][]; done?: Done; resolve?: (run: IRun) => void },
+		executionId = randomUUID(),
+	): Promise<PollOutcome & { notStarted?: INodeExecutionData[] }> {
 		const items = emitted.data[0] ?? [];
 		if (this.failNextStarts > 0) {
 			this.failNextStarts--;

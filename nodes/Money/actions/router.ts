@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError, errorItemJson, isCancellation } from '../../transport/errors';
 import { cancelSignalOf } from '../../transport/request';
+import { runBounded } from '../helpers/bounded';
 import type { ItemRun } from '../helpers/create/run';
 import * as account from './account';
 import { cancelledBeforeStart, endCancelledRun } from './cancelled';
@@ -36,26 +37,6 @@ function failedItem(context: IExecuteFunctions, json: IDataObject, itemIndex: nu
 	if (context.getNode().onError !== 'continueErrorOutput') return { json, pairedItem: { item: itemIndex } };
 	const { error, ...details } = json;
 	return { json: { error, details }, pairedItem: { item: itemIndex } };
-}
-
-async function runBounded(count: number, limit: number, task: (index: number) => Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-	let next = 0;
-	const failures: Array<{ index: number; error: unknown }> = [];
-	const worker = async () => {
-		while (failures.length === 0 && next < count && !signal?.aborted) {
-			const index = next++;
-			try {
-				await task(index);
-			} catch (error) {
-				failures.push({ index, error });
-			}
-		}
-	};
-	await Promise.all(Array.from({ length: Math.min(limit, count) }, worker));
-	if (failures.length > 0) {
-		failures.sort((a, b) => a.index - b.index);
-		throw failures[0].error;
-	}
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

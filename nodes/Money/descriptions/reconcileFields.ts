@@ -10,6 +10,9 @@ import { optionsCollection, retryOptions, simplifyOption } from './options';
 /** The Expected Status choice that reads each record's own status from Status Field. */
 export const STATUS_FROM_FIELD = 'fromField';
 
+/** The most records the Concurrency option lets Reconcile read by reference at the same time. */
+export const LOOKUP_CONCURRENCY_MAX = 32;
+
 export const reconcileNotice = (resource: TransactionResource): INodeProperties => ({
 	displayName: `Each input item is one of your records. The node reads every ${resource} created in the period and sends each record, and each ${resource} no record claims, to one output: Matched, Mismatched, Missing in API, Unexpected in API.`,
 	name: 'reconcileNotice',
@@ -112,6 +115,13 @@ export const reconcileOptions = (resource: TransactionResource): INodeProperties
 			description: 'Largest difference between expected and actual amount still counted as equal, in the smallest currency unit. 0 means exact.',
 		},
 		{
+			displayName: 'Concurrency',
+			name: 'concurrency',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: LOOKUP_CONCURRENCY_MAX, numberPrecision: 0 },
+			default: 1,
+			description: `How many records are read by their reference at the same time. A record whose Reference Field value is not among the period's ${resource}s is read by it before it is called missing; one created outside the period is compared and flagged outside_period.`,
+		},		{
 			displayName: 'Default Currency',
 			name: 'defaultCurrency',
 			type: 'string',
@@ -119,13 +129,7 @@ export const reconcileOptions = (resource: TransactionResource): INodeProperties
 			placeholder: 'e.g. XOF',
 			description: 'Currency of the records that have no Currency Field value',
 		},
-		{
-			displayName: 'Look Up Records Outside the Period',
-			name: 'lookUpOutsidePeriod',
-			type: 'boolean',
-			default: true,
-			description: `Whether a record whose Record Reference is not among the period's ${resource}s is read by its reference, so a payment made just before or after the period is compared (flagged outside_period) instead of reported missing`,
-		},
+
 		...retryOptions.slice(0, 1),
 		{
 			displayName: 'Pending Status',

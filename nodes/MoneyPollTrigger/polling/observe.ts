@@ -60,8 +60,9 @@ export function observe(
  * Whether a transaction first seen already final reached that status before the trigger started.
  * A reversal is known exactly: the REVERSED list read to its end when the trigger started holds
  * every payout reversed before (polling/reversals.ts). Any other status is judged by the creation:
- * at or before the newest transaction of the first poll, the transaction existed before the
- * trigger, and the first poll read everything near that newest one.
+ * created before the window the first poll read whole (polling/initialise.ts), the transaction
+ * existed before the trigger. One created within that window that the first poll did not read was
+ * listed after it: it is new.
  */
 function predatesTrigger(state: PollState, resource: TransactionResource, envelope: IDataObject, reversal: boolean): boolean {
 	if (reversal && state.reversals?.complete) return state.reversals.known.includes(envelope.reference as string);

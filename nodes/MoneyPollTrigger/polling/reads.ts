@@ -1,12 +1,11 @@
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
-import { itemRoute, statusesOf, type TransactionResource } from '../../api/values';
+import { itemRoute, LIST_PAGE_SIZE_MAX, listRoute, statusesOf, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, envelopeOfReadResponse, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import type { MoneyEventItem } from '../../events/item';
 import { moneyApiRequest } from '../../transport/request';
-import { listPage } from './listing';
 import { createdAtMs } from '../../api/time';
 import { eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
@@ -46,6 +45,13 @@ export async function recheckWatched(
 		if (item) items.push(item);
 	}
 	return items;
+}
+
+/** One page of a resource's list: its transactions and how many pages the list has. */
+async function listPage(context: IPollFunctions, resource: TransactionResource, qs: IDataObject, page: number): Promise<{ items: IDataObject[]; pages: number }> {
+	const answer = await moneyApiRequest.call(context, 'GET', listRoute(resource), { qs: { ...qs, page, limit: LIST_PAGE_SIZE_MAX } });
+	const pages = (answer.pagination as IDataObject).pages;
+	return { items: answer.data as IDataObject[], pages: typeof pages === 'number' ? pages : page };
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { REVERSED_STATUS } from '../../api/values';
+import { listRoute, REVERSED_STATUS } from '../../api/values';
 import type { MoneyEventItem } from '../../events/item';
-import { listPage } from './listing';
+import { newWindow, windowStep } from '../../transport/listWindow';
 import { observe } from './observe';
 import type { PollSettings } from './settings';
 import { type PollState, type ReversalMemory, watchKey } from './state';
@@ -12,8 +12,9 @@ import { type PollState, type ReversalMemory, watchKey } from './state';
  * payout's created_at, so the reversal of an old payout lands deep in it, and REVERSED is final:
  * the list only grows. The trigger keeps the reference of every REVERSED payout it knows (the
  * whole list, read to its end in one poll when it starts, whatever Max Pages: those predate it).
- * Its `total` then says how many are unknown; a read goes from page 1 until the known ones are as
- * many as the total, or the list ends, and resumes at the next page when it reaches Max Pages. Nothing here depends on
+ * Its `total` then says how many are unknown; a read walks the list from its newest
+ * (transport/listWindow.ts) until the known ones are as many as the total, or the list ends, and
+ * the next poll resumes the walk when it reaches Max Pages. Nothing here depends on
  * `updated_at`, which the spec does not name among the envelope's fields, nor on the bounded status
  * memory, nor on the Channels filter (applied to what is read).
  */
@@ -31,16 +32,15 @@ export async function recentReversals(
 	settings: PollSettings,
 	listed: Set<string>,
 ): Promise<MoneyEventItem[]> {
-	const memory: ReversalMemory = state.reversals ?? { known: [], page: 1, complete: false };
+	const memory: ReversalMemory = state.reversals ?? { known: [], window: null, complete: false };
 	const known = new Set(memory.known);
 	state.reversals = memory;
 	const items: MoneyEventItem[] = [];
-	let page = memory.page;
-	let done = false;
+	const window = memory.window ?? newWindow(null, null, state.zonelessTimes);
 	let complete = memory.complete;
-	for (let pagesRead = 0; (pagesRead < settings.maxPages || !complete) && !done; pagesRead++) {
-		const result = await listPage(context, 'payout', { status: REVERSED_STATUS }, page);
-		for (const envelope of result.items) {
+	let allKnown = false;
+	for (let requests = 0; (requests < settings.maxPages || !complete) && !window.finished && !allKnown; requests++) {
+		for (const envelope of await windowStep.call(context, listRoute('payout'), { status: REVERSED_STATUS }, window)) {
 			const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
 			if (!reference) continue;
 			listed.add(watchKey('payout', reference));
@@ -50,12 +50,10 @@ export async function recentReversals(
 			const item = observe(state, settings, 'payout', envelope);
 			if (item) items.push(item);
 		}
-		const listEnded = result.items.length === 0 || result.page >= result.pages;
-		const allKnown = complete && result.total !== undefined && known.size >= result.total;
-		complete = complete || listEnded;
-		done = listEnded || allKnown;
-		page = done ? 1 : result.page + 1;
+		allKnown = complete && known.size >= (window.total ?? Number.POSITIVE_INFINITY);
+		complete = complete || window.finished;
 	}
-	state.reversals = { known: [...known], page, complete };
+	const done = window.finished || allKnown;
+	state.reversals = { known: [...known], window: done ? null : window, complete };
 	return items;
 }

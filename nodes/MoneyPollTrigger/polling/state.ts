@@ -1,11 +1,13 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
+import type { MoneyEventItem } from '../../events/item';
 import type { ListWindow } from '../../transport/listWindow';
 
 /**
  * What the trigger keeps between polls: cursors, history floors, the listing window a poll left
- * unfinished, the watch list, the last statuses and the known reversals (docs/webhook-memory.md,
+ * unfinished, the watch list, the last statuses, the known reversals and the events n8n could not
+ * start (docs/webhook-memory.md,
  * "The Poll Trigger"). It lives in the workflow's global static data under the node's id, not in
  * the node's own static data, which n8n keys by the node's name: renaming the trigger in an active
  * workflow would otherwise start it afresh and skip what happened meanwhile.
@@ -15,21 +17,24 @@ export const MAX_REMEMBERED_STATUSES = 2000;
 
 /**
  * The part of a resource's list a poll reads (transport/listWindow.ts). A poll that reaches Max
- * Pages keeps it here and the next poll resumes at its `page`.
+ * Pages keeps it here and the next poll resumes its walk.
  */
 export interface ListingWindow extends ListWindow {
+	/** The newest created_at read in the window (the cursor it leaves). */
+	newest: number;
 	/** Status of each transaction read so far created within the overlap of the window's newest. */
 	recent: Record<string, string>;
 }
 
 /**
  * The REVERSED payouts the trigger knows (polling/reversals.ts): every reference it read from the
- * REVERSED list or saw REVERSED, the page the next read starts at, and whether the list has been
- * read to its end once (until then what it reads predates the trigger).
+ * REVERSED list or saw REVERSED, where the read of the list stands (null: the next read starts at
+ * its newest), and whether the list has been read to its end once (until then what it reads
+ * predates the trigger).
  */
 export interface ReversalMemory extends IDataObject {
 	known: string[];
-	page: number;
+	window: ListWindow | null;
 	complete: boolean;
 }
 
@@ -48,9 +53,11 @@ export interface PollState extends IDataObject {
 	watch: string[];
 	statuses: Record<string, string>;
 	referenceOrder: string[];
+	/** Events n8n could not start an execution for, until an emit of them is known to have started (polling/emissions.ts). */
+	retry?: MoneyEventItem[];
 }
 
-const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder'];
+const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder', 'retry'];
 
 export function watchKey(resource: TransactionResource, reference: string): string {
 	return `${resource}:${reference}`;
@@ -77,7 +84,7 @@ function reversalMemory(value: unknown): ReversalMemory | undefined {
 	if (!Array.isArray(memory.known)) return undefined;
 	return {
 		known: memory.known.filter((reference): reference is string => typeof reference === 'string'),
-		page: typeof memory.page === 'number' && memory.page >= 1 ? memory.page : 1,
+		window: memory.window && typeof memory.window === 'object' ? (memory.window as ListWindow) : null,
 		complete: memory.complete === true,
 	};
 }
@@ -96,6 +103,7 @@ export function loadState(context: IPollFunctions): PollState {
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
 		statuses: record<string>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
+		retry: Array.isArray(copy.retry) ? (copy.retry as MoneyEventItem[]) : undefined,
 	};
 }
 

@@ -62,4 +62,54 @@ describe('Money Poll Trigger: a poll whose execution n8n cannot create', () => {
 		expect(await trigger.poll()).toEqual({ items: null });
 		expect(executed(trigger)).toHaveLength(2);
 	});
+
+	async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+		const deadline = Date.now() + timeoutMs;
+		while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+
+	it('keeps the events n8n 2.x could not start where a restart finds them, and emits them once after it', async () => {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
+		await trigger.poll();
+		const lost = await seedCompleted(3, 100, 300, 'lost');
+
+		// The poll's emit and the emit a moment later fail; n8n stops before the next try.
+		trigger.failNextStarts = 2;
+		expect(references((await trigger.poll()).notStarted).sort()).toEqual([...lost].sort());
+		await until(() => trigger.emits >= 2, 5000);
+		await trigger.restart();
+		for (let poll = 0; poll < 3; poll++) await trigger.poll();
+
+		expect(executed(trigger).sort()).toEqual(lost.map((reference) => `${reference}:COMPLETED`).sort());
+	});
+
+	/** A trigger whose poll of `count` completions n8n 2.x could not start, once the emit a moment later has run. */
+	async function startedAgain(count: number) {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
+		await trigger.poll();
+		const lost = await seedCompleted(count, 100, 300, 'lost');
+		trigger.failNextStarts = 1;
+		await trigger.poll();
+		await until(() => trigger.executions.length > 0, 5000);
+		await trigger.settled();
+		return { trigger, lost };
+	}
+
+	it('emits once, a moment later, the events n8n 2.x could not start, without waiting for the next poll', async () => {
+		const { trigger, lost } = await startedAgain(3);
+		expect(executed(trigger).sort()).toEqual(lost.map((reference) => `${reference}:COMPLETED`).sort());
+		const later = await seedCompleted(1, 400, 400, 'later');
+		expect(references((await trigger.poll()).items)).toEqual(later);
+		await trigger.restart();
+		expect(await trigger.poll()).toEqual({ items: null });
+		expect(executed(trigger)).toHaveLength(4);
+	});
+
+	it('emits again after a restart the events of a retry n8n started when the trigger has emitted nothing since (at least once, here twice)', async () => {
+		const { trigger, lost } = await startedAgain(2);
+		await trigger.restart();
+		await trigger.poll();
+		expect(executed(trigger).sort()).toEqual([...lost, ...lost].map((reference) => `${reference}:COMPLETED`).sort());
+	});
 });
+

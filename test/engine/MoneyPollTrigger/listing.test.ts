@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { generateList, mutateWhileReading, seedAll } from '../generatedLists';
 import { pollTriggerSetup } from './support';
 
 /** Polls that cannot read everything at once: Max Pages, a long watch list, the manual test. */
@@ -25,6 +26,20 @@ describe('Money Poll Trigger: nothing skipped silently', () => {
 		expect(await trigger.poll()).toEqual({ items: null });
 		const ledger = await env.sandbox.control.ledger();
 		expect(new Set([...first, ...second])).toEqual(new Set(ledger.charges.map((charge) => charge.reference)));
+	});
+
+	it('emits each of 150 completions listed after a poll though created over the 20 s before it, also those older than the newest transaction of the first poll (Max Pages 1)', async () => {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'], options: { maxPages: 1 } });
+		await seedCompleted('charge', 1, -8000, -8000);
+		await trigger.poll();
+		await env.sandbox.control.seed({ resource: 'charge', count: 150, status: 'COMPLETED', createdAtFrom: at(-20_000), createdAtTo: at(0), metadata: { batch: 'late' } });
+		const emitted: string[] = [];
+		for (let poll = 0; poll < 4; poll++) emitted.push(...references(await trigger.poll()));
+		expect(await trigger.poll()).toEqual({ items: null });
+
+		const late = (await env.sandbox.control.ledger()).charges.filter((charge) => (charge.metadata as IDataObject | null)?.batch === 'late');
+		expect({ emitted: emitted.length, distinct: new Set(emitted).size }).toEqual({ emitted: 150, distinct: 150 });
+		expect(new Set(emitted)).toEqual(new Set(late.map((charge) => charge.reference)));
 	});
 
 	it('emits transactions created during a catch-up in the window after it, and ones listed twice once', async () => {
@@ -80,13 +95,17 @@ describe('Money Poll Trigger: nothing skipped silently', () => {
 		const trigger = poller({ resource: 'charge', options: { maxPages: 2 } });
 		await trigger.poll();
 		await seedCompleted('charge', 300, 100, 3100);
-		expect(references(await trigger.poll())).toHaveLength(200);
+		// Each page after the first starts with the instant the last one ended at: 100, then 99.
+		const first = references(await trigger.poll());
+		expect(first).toHaveLength(199);
 		const saved = JSON.stringify(trigger.staticData);
 		await env.sandbox.control.addFault({ route: 'get_money_v1_charge_list', kind: '500', count: 1 });
 		await expect(trigger.poll()).rejects.toThrow();
 		expect(JSON.stringify(trigger.staticData)).toBe(saved);
-		expect(references(await trigger.poll())).toHaveLength(100);
+		const rest = references(await trigger.poll());
 		expect(await trigger.poll()).toEqual({ items: null });
+		expect(new Set([...first, ...rest]).size).toBe(300);
+		expect(first.length + rest.length).toBe(300);
 	});
 
 	it('reports every one of 600 PENDING payouts that complete later (the watch list drops none)', async () => {
@@ -206,7 +225,7 @@ describe('Money Poll Trigger: a limit, transactions created at the same instant 
 	const references = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
 		(outcome.items ?? []).map((item) => item.json.reference as string);
 
-	it('cannot read all of 150 completions created at one instant when ties change order between the pages of a window', async () => {
+	it('emits each of 150 completions created at one instant once, though ties change order between the pages of a window', async () => {
 		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
 		await env.api.create('charge');
 		await trigger.poll();
@@ -217,7 +236,32 @@ describe('Money Poll Trigger: a limit, transactions created at the same instant 
 		for (let poll = 0; poll < 4; poll++) emitted.push(...references(await trigger.poll()));
 
 		expect(new Set(emitted).size).toBe(emitted.length);
-		expect(emitted.length).toBeLessThan(150);
+		expect(emitted.length).toBe(150);
+	});
+});
+
+describe('Money Poll Trigger over generated lists (property test)', () => {
+	const { env, poller } = pollTriggerSetup();
+	const references = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
+		(outcome.items ?? []).map((item) => item.json.reference as string);
+
+	it.each([1, 2, 3, 4, 5])('list %i: emits each completion once, listed after a poll though created before it, also while others are listed late', async (seed) => {
+		const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'], options: { maxPages: 1 + (seed % 3) } });
+		await env.api.create('charge');
+		await trigger.poll();
+		const to = Date.now();
+		const from = to - 20_000;
+		await seedAll(env.sandbox.control, generateList(seed, 'charge', from, to, 'gen'));
+
+		const emitted: string[] = [];
+		const stop = mutateWhileReading(env.sandbox.control, seed, 'charge', from, to, 'gen');
+		for (let poll = 0; poll < 4; poll++) emitted.push(...references(await trigger.poll()));
+		await stop();
+		for (let poll = 0; poll < 12; poll++) emitted.push(...references(await trigger.poll()));
+
+		const expected = (await env.sandbox.control.ledger()).charges.filter((charge) => String((charge.metadata as IDataObject | null)?.batch ?? '').startsWith('gen'));
+		expect(emitted.length - new Set(emitted).size).toBe(0);
+		expect(new Set(emitted)).toEqual(new Set(expected.map((charge) => charge.reference)));
 	});
 });
 

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { generateList, mutateWhileReading, seedAll } from '../generatedLists';
 import { FAST, useMoneyNode } from './setup';
 
 /*
@@ -93,5 +94,68 @@ describe('Get Many, Return All, while the list moves', () => {
 		});
 		expect(counted(output2).twice).toEqual([]);
 		expect([...completed, ...leaving].filter((reference) => !output2.includes(reference))).toEqual([]);
+	});
+});
+
+/*
+ * Transactions created in the same second, listed in another order on every other request (the
+ * sandbox's listTieOrder `alternating`, as a database orders ties without a tie-breaker).
+ */
+describe('Get Many, Return All, with ties listed in another order on each request', () => {
+	beforeAll(async () => env.sb.control.setListTieOrder('alternating'));
+	afterAll(async () => env.sb.control.setListTieOrder('stable'));
+
+	const returnAll = async (resource: Resource, startDate: string, endDate: string) => {
+		const result = await run({ resource, operation: 'getAll', returnAll: true, filters: { startDate, endDate }, options: FAST });
+		expect(result.error()).toBeUndefined();
+		return result.output('Money').map((item) => item.json.reference as string);
+	};
+
+	it('returns each of a day of 260 payouts once, 150 of them created in one second', async () => {
+		const { control } = env.sb;
+		await control.seed({ resource: 'payout', count: 110, status: 'COMPLETED', createdAtFrom: '2024-04-02T00:00:10Z', createdAtTo: '2024-04-02T23:59:50Z', metadata: { batch: 'day' } });
+		await control.seed({ resource: 'payout', count: 150, status: 'COMPLETED', createdAtFrom: '2024-04-02T10:00:00Z', createdAtTo: '2024-04-02T10:00:00Z', metadata: { batch: 'bulk' } });
+		const day = [...(await batch('payout', 'day')), ...(await batch('payout', 'bulk'))];
+
+		const output = await returnAll('payout', '2024-04-02T00:00:00Z', '2024-04-03T00:00:00Z');
+
+		expect({ items: output.length, ...counted(output) }).toEqual({ items: 260, distinct: 260, twice: [] });
+		expect(new Set(output)).toEqual(new Set(day));
+	});
+
+	it('returns both of two payouts created in one second at rows 100 and 101', async () => {
+		const { control } = env.sb;
+		await control.seed({ resource: 'payout', count: 99, status: 'COMPLETED', createdAtFrom: '2024-04-05T12:00:00Z', createdAtTo: '2024-04-05T13:00:00Z', metadata: { batch: 'newer' } });
+		await control.seed({ resource: 'payout', count: 2, status: 'COMPLETED', createdAtFrom: '2024-04-05T11:00:00Z', createdAtTo: '2024-04-05T11:00:00Z', metadata: { batch: 'tie' } });
+		await control.seed({ resource: 'payout', count: 99, status: 'COMPLETED', createdAtFrom: '2024-04-05T09:00:00Z', createdAtTo: '2024-04-05T10:00:00Z', metadata: { batch: 'older' } });
+		const tie = await batch('payout', 'tie');
+
+		const output = await returnAll('payout', '2024-04-05T00:00:00Z', '2024-04-06T00:00:00Z');
+
+		expect({ items: output.length, ...counted(output) }).toEqual({ items: 200, distinct: 200, twice: [] });
+		expect(tie.filter((reference) => !output.includes(reference))).toEqual([]);
+	});
+});
+
+describe('Get Many, Return All, over generated lists (property test)', () => {
+	afterAll(async () => env.sb.control.setListTieOrder('stable'));
+
+	it.each([1, 2, 3, 4, 5, 6])('list %i: returns every payout of the period once, also while payouts are listed late inside it', async (seed) => {
+		const { control } = env.sb;
+		const from = Date.parse(`2024-06-${String(seed).padStart(2, '0')}T00:00:00Z`);
+		const to = from + 86_400_000;
+		await seedAll(control, generateList(seed, 'payout', from, to, `gen-${seed}`));
+		const before = await batch('payout', `gen-${seed}`);
+
+		const stop = mutateWhileReading(control, seed, 'payout', from, to, `gen-${seed}`);
+		const result = await run({ resource: 'payout', operation: 'getAll', returnAll: true, filters: { startDate: new Date(from).toISOString(), endDate: new Date(to).toISOString() }, options: FAST });
+		await stop();
+
+		expect(result.error()).toBeUndefined();
+		const output = result.output('Money').map((item) => item.json.reference as string);
+		const late = await batch('payout', `gen-${seed}-late`);
+		expect(counted(output).twice).toEqual([]);
+		expect(before.filter((reference) => !output.includes(reference))).toEqual([]);
+		expect(output.filter((reference) => !before.includes(reference) && !late.includes(reference))).toEqual([]);
 	});
 });

@@ -1,118 +1,11 @@
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 
-import { PARTY_PARAMETERS } from '../../../nodes/Money/helpers/validation';
-import { startSandbox, type Sandbox } from '../../../sandbox';
-import {
-	buildWorkflow,
-	CREDENTIAL_ID,
-	CREDENTIAL_TYPE,
-	credentialFromSandbox,
-	type Engine,
-	loadEngine,
-	moneyNode,
-	type RunResult,
-	runMoneyNode,
-} from '../../harness/engine';
-import { findSecrets } from '../../harness/secrets';
+import { startSandbox } from '../../../sandbox';
+import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, moneyNode, runMoneyNode } from '../../harness/engine';
+import { aroundNow, csvLines, differences, FAST, orderOf, RECORD_FIELDS, useReconcile, verdict } from './reconcileSetup';
 
-const FAST = { maxRetries: 1, retryBaseDelayMs: 2 };
-const OUTPUTS = ['matched', 'mismatched', 'missing', 'unexpected'] as const;
-type OutputName = (typeof OUTPUTS)[number];
-
-let engine: Engine;
-let sb: Sandbox;
-
-beforeAll(async () => {
-	engine = await loadEngine();
-});
-
-/** Each test gets its own sandbox, so the period holds exactly the transactions the test made. */
-beforeEach(async () => {
-	sb = await startSandbox({ finalizeAfterMs: null });
-	engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
-});
-
-afterEach(async () => {
-	await sb?.close();
-});
-
-interface Order {
-	order?: string;
-	amount: number;
-	status?: 'COMPLETED' | 'FAILED' | 'CANCELLED';
-}
-
-/** Creates transactions through the Money node (so creates stamp their Business Reference), then settles them. */
-async function create(resource: 'charge' | 'payout', orders: Order[]): Promise<string[]> {
-	const result = await runMoneyNode(engine, {
-		parameters: {
-			resource,
-			operation: 'create',
-			amount: '={{ $json.amount }}',
-			currency: 'XOF',
-			[PARTY_PARAMETERS[resource].identifierType]: 'gm_account',
-			[PARTY_PARAMETERS[resource].identifier]: resource === 'charge' ? 'GM-1001' : 'GM-1002',
-			channel: 'psp-a-tg',
-			[PARTY_PARAMETERS[resource].accountType]: '',
-			businessReference: orders.every((order) => order.order) ? '={{ $json.order }}' : '',
-			options: FAST,
-		},
-		items: orders.map((order) => ({ json: { ...order } })),
-	});
-	expect(result.error()).toBeUndefined();
-	const references = result.output('Money').map((item) => item.json.reference as string);
-	for (const [index, order] of orders.entries()) {
-		if (order.status) await sb.control.setStatus(references[index], order.status);
-	}
-	return references;
-}
-
-interface Outputs extends Record<OutputName, IDataObject[]> {
-	result: RunResult;
-	items: INodeExecutionData[][];
-}
-
-const RECORD_FIELDS = {
-	referenceField: 'reference',
-	businessReferenceField: 'order',
-	amountField: 'amount',
-	currencyField: 'currency',
-};
-
-async function reconcile(
-	records: IDataObject[],
-	period: { createdAfter: string; createdBefore: string },
-	options: IDataObject = {},
-	resource: 'charge' | 'payout' = 'charge',
-	fields: IDataObject = {},
-): Promise<Outputs> {
-	const result = await runMoneyNode(engine, {
-		parameters: {
-			resource,
-			operation: 'reconcile',
-			...period,
-			...RECORD_FIELDS,
-			...fields,
-			options: { ...FAST, defaultCurrency: 'XOF', ...options },
-		},
-		items: records.map((json) => ({ json })),
-	});
-	expect(result.error()).toBeUndefined();
-	expect(findSecrets(result.run, { pin: sb.info.pin, clientSecret: sb.info.clientSecret, hmacSecret: sb.info.hmacSecret })).toEqual([]);
-	const items = OUTPUTS.map((_, index) => result.output('Money', index));
-	const json = (index: number) => items[index].map((item) => item.json);
-	return { result, items, matched: json(0), mismatched: json(1), missing: json(2), unexpected: json(3) };
-}
-
-const aroundNow = () => ({
-	createdAfter: new Date(Date.now() - 60_000).toISOString(),
-	createdBefore: new Date(Date.now() + 60_000).toISOString(),
-});
-
-const verdict = (item: IDataObject) => item.reconciliation as IDataObject;
-const differences = (item: IDataObject) => verdict(item).differences as IDataObject[];
-const orderOf = (item: IDataObject) => (item.record as IDataObject).order;
+const { env, create, reconcile } = useReconcile();
 
 describe('Reconcile against the sandbox', () => {
 	it('sends every record and every unclaimed charge to its output, with each difference named', async () => {
@@ -142,6 +35,7 @@ describe('Reconcile against the sandbox', () => {
 			matched_by: 'business_reference',
 			final: true,
 			outside_period: false,
+			period_read: { transactions: 6, api_total: 6 },
 		});
 		expect(verdict(out.matched[1])).toMatchObject({ status: 'matched', final: false });
 		expect(out.matched[0].transaction).toMatchObject({ reference: references[0], metadata: { n8n_business_reference: 'ord-1' } });
@@ -211,7 +105,7 @@ describe('Reconcile against the sandbox', () => {
 
 	it('compares a record whose charge was created outside the period, and reads an empty period', async () => {
 		const [early] = await create('charge', [{ order: 'ord-early', amount: 1000, status: 'COMPLETED' }]);
-		const createdAt = Date.parse((await sb.control.ledger()).charges[0].created_at);
+		const createdAt = Date.parse((await env.sb.control.ledger()).charges[0].created_at);
 		await new Promise((resolve) => setTimeout(resolve, 20));
 		const later = await create('charge', [{ order: 'ord-late', amount: 2000, status: 'COMPLETED' }]);
 		const period = { createdAfter: new Date(createdAt + 1).toISOString(), createdBefore: new Date(Date.now() + 60_000).toISOString() };
@@ -224,10 +118,6 @@ describe('Reconcile against the sandbox', () => {
 		expect(out.matched.map((item) => verdict(item).outside_period)).toEqual([true, false]);
 		expect(out.matched.map((item) => (item.transaction as IDataObject).reference)).toEqual([early, later[0]]);
 		expect([out.mismatched, out.missing, out.unexpected]).toEqual([[], [], []]);
-
-		const noLookUp = await reconcile(records, period, { lookUpOutsidePeriod: false });
-		expect(noLookUp.missing.map((item) => item.record)).toEqual([records[0]]);
-		expect(noLookUp.matched.map(orderOf)).toEqual(['ord-late']);
 
 		// A record that knows only its own id cannot be read by reference: outside the period it is missing.
 		const byOrder = await reconcile([{ order: 'ord-early', amount: 1000 }], period);
@@ -262,8 +152,7 @@ describe('Reconcile against the sandbox', () => {
 			records: 3,
 			counts: { matched: 1, mismatched: 1, missing: 1, unexpected: 0 },
 		});
-		const csv = Buffer.from(summary.binary!.data.data, 'base64').toString('utf8');
-		expect(csv.split('\r\n')).toEqual([
+		expect(csvLines(summary)).toEqual([
 			'output,currency,count,expected_amount,api_amount',
 			'matched,XOF,1,1500,1500',
 			'mismatched,XOF,1,2000,2500',
@@ -275,18 +164,18 @@ describe('Reconcile against the sandbox', () => {
 	});
 
 	it('stops on a record it cannot read, naming the item and the field, before reading the API', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: { ...FAST, defaultCurrency: 'XOF' } },
 			items: [{ json: { order: 'a', amount: 10 } }, { json: { order: 'b', amount: 12.5 } }],
 		});
 		expect(result.error()?.message).toBe(
 			'Amount Field (amount) must be a whole number greater than 0 in the smallest currency unit (input item 1)',
 		);
-		expect((await sb.control.counters()).requests.get_money_v1_charge_list ?? 0).toBe(0);
+		expect((await env.sb.control.counters()).requests.get_money_v1_charge_list ?? 0).toBe(0);
 	});
 
 	it('requires the period', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', createdAfter: '2026-01-01', createdBefore: '={{ $json.until }}', ...RECORD_FIELDS },
 			items: [{ json: { order: 'a', amount: 10 } }],
 		});
@@ -294,7 +183,7 @@ describe('Reconcile against the sandbox', () => {
 	});
 
 	it('needs a field to match on', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), amountField: 'amount' },
 			items: [{ json: { order: 'a', amount: 10 } }],
 		});
@@ -304,7 +193,7 @@ describe('Reconcile against the sandbox', () => {
 	});
 
 	it('refuses metadata that would give a charge a second business reference', async () => {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: {
 				resource: 'charge',
 				operation: 'create',
@@ -319,10 +208,10 @@ describe('Reconcile against the sandbox', () => {
 			},
 		});
 		expect(result.error()?.message).toContain('Metadata (metadata.n8n_business_reference)');
-		expect((await sb.control.ledger()).charges).toHaveLength(0);
+		expect((await env.sb.control.ledger()).charges).toHaveLength(0);
 
 		const kept = await create('charge', [{ order: 'ord-9', amount: 1000 }]);
-		const stored = (await sb.control.ledger()).charges.find((entry) => entry.reference === kept[0]);
+		const stored = (await env.sb.control.ledger()).charges.find((entry) => entry.reference === kept[0]);
 		expect(stored?.metadata).toEqual({ n8n_business_reference: 'ord-9' });
 	});
 });
@@ -334,7 +223,7 @@ describe('Reconcile where no transaction of the period carries a Business Refere
 	];
 
 	async function reconcileFails(expectedCause: RegExp) {
-		const result = await runMoneyNode(engine, {
+		const result = await runMoneyNode(env.engine, {
 			parameters: { resource: 'charge', operation: 'reconcile', ...aroundNow(), ...RECORD_FIELDS, options: { ...FAST, defaultCurrency: 'XOF' } },
 			items: records.map((json) => ({ json })),
 		});
@@ -348,9 +237,9 @@ describe('Reconcile where no transaction of the period carries a Business Refere
 	}
 
 	it('fails, saying so and what to match on, against an API whose list rows carry no metadata; matches by reference there', async () => {
-		await sb.close();
-		sb = await startSandbox({ finalizeAfterMs: null, config: { listRowMetadata: false } });
-		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sb.info));
+		await env.sb.close();
+		env.sb = await startSandbox({ finalizeAfterMs: null, config: { listRowMetadata: false } });
+		env.engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info));
 		const references = await create('charge', [
 			{ order: 'ord-1', amount: 1000, status: 'COMPLETED' },
 			{ order: 'ord-2', amount: 2000, status: 'COMPLETED' },
@@ -373,8 +262,8 @@ describe('Reconcile where no transaction of the period carries a Business Refere
 describe('Money node outputs', () => {
 	const outputsFor = (parameters: IDataObject) => {
 		const node = moneyNode({ parameters: parameters as never });
-		const workflow = buildWorkflow(engine, { nodes: [node] });
-		const type = engine.nodeTypes.getByNameAndVersion(node.type, 1);
+		const workflow = buildWorkflow(env.engine, { nodes: [node] });
+		const type = env.engine.nodeTypes.getByNameAndVersion(node.type, 1);
 		return NodeHelpers.getNodeOutputs(workflow, node, type.description);
 	};
 

@@ -258,3 +258,23 @@ describe('ties ordered differently from one list request to the next (SandboxCon
 	});
 });
 
+describe('ties shuffled on every list request (SandboxConfig.listTieOrder shuffled, switched at run time)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started));
+
+	it('lists transactions of one instant in more than one order over a few requests, and keeps newest first', async () => {
+		await sandbox.control.seed({ resource: 'charge', count: 20, status: 'COMPLETED', createdAtFrom: '2024-03-01T10:00:00Z', createdAtTo: '2024-03-01T10:00:00Z' });
+		await sandbox.control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: '2024-03-01T11:00:00Z', createdAtTo: '2024-03-01T11:00:00Z' });
+		const references = async () => (await api.call('GET', '/money/v1/charge?limit=100')).json.data.map((envelope: { reference: string }) => envelope.reference);
+		const stable = await references();
+		await sandbox.control.setListTieOrder('shuffled');
+		const orders = [await references(), await references(), await references()];
+		expect(orders.every((order) => order[0] === stable[0] && new Set(order).size === 21 && [...order].sort().join() === [...stable].sort().join())).toBe(true);
+		expect(new Set(orders.map((order) => order.join())).size).toBeGreaterThan(1);
+		await sandbox.control.setListTieOrder('stable');
+		expect(await references()).toEqual(stable);
+	});
+});
+

@@ -2,9 +2,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { LIST_PAGE_SIZE_MAX, listRoute, statusesOf, type TransactionResource } from '../../../api/values';
 import { statusOfEnvelope } from '../../../events/envelope';
-import { moneyApiPages, windowPages } from '../../../transport/listWindow';
-import type { CallSettings } from '../../../transport/request';
 import { toIsoTimestamp } from '../../../api/time';
+import { readWindow, type WindowRead } from '../../../transport/listRead';
+import { type CallSettings, moneyApiRequest } from '../../../transport/request';
 import { fieldError } from '../validation';
 
 /** Listing charges or payouts: the query from the parameters, and the pages read up to a limit. */
@@ -76,9 +76,9 @@ export function listLimit(this: IExecuteFunctions, itemIndex: number): number | 
 
 /**
  * The first `limit` envelopes of the list: one request, nothing to shift. Or, with Return All, every
- * envelope of the window its first page sees, each once (transport/listWindow.ts): the status, when
- * filtered, is checked here on what is read, so a transaction whose status changes meanwhile moves
- * no page (docs/decisions.md#d11).
+ * transaction of the window, each once (transport/listRead.ts): its query holds no status, which is
+ * checked here on what is read, so a transaction whose status changes meanwhile moves nothing
+ * (docs/decisions.md#d11).
  */
 export async function readList(
 	this: IExecuteFunctions,
@@ -89,21 +89,24 @@ export async function readList(
 ): Promise<IDataObject[]> {
 	const options = { itemIndex: settings.itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs };
 	if (limit !== undefined) {
-		const first = await moneyApiPages.call(this, listRoute(resource), qs, { ...options, pageSize: limit }).next();
-		return (first.value?.items ?? []).slice(0, limit);
+		const answer = await moneyApiRequest.call(this, 'GET', listRoute(resource), { ...options, qs: { ...qs, page: 1, limit } });
+		return (answer.data as IDataObject[]).slice(0, limit);
 	}
 	const { status, ...windowQuery } = qs;
-	const seen = new Set<string>();
-	const envelopes: IDataObject[] = [];
-	const window = { start: null, end: null, page: 1 };
-	for await (const page of windowPages.call(this, listRoute(resource), windowQuery, window, options)) {
-		for (const envelope of page.items) {
-			if (typeof envelope.reference === 'string') {
-				if (seen.has(envelope.reference)) continue;
-				seen.add(envelope.reference);
-			}
-			if (status === undefined || statusOfEnvelope(envelope) === status) envelopes.push(envelope);
-		}
-	}
-	return envelopes;
+	const { envelopes } = await readPeriod.call(this, resource, windowQuery, settings);
+	return status === undefined ? envelopes : envelopes.filter((envelope) => statusOfEnvelope(envelope) === status);
+}
+
+/** Every transaction of a list query without status (its start_date and end_date the window's), each once, and the API's count of them. */
+export async function readPeriod(
+	this: IExecuteFunctions,
+	resource: TransactionResource,
+	qs: IDataObject,
+	settings: CallSettings & { itemIndex: number },
+): Promise<WindowRead> {
+	const { start_date: start, end_date: end, ...query } = qs;
+	const bounds = { start: typeof start === 'string' ? start : null, end: typeof end === 'string' ? end : null };
+	const words = { transactions: `${resource}s`, window: bounds.start || bounds.end ? 'in the period' : 'in the list' };
+	const options = { itemIndex: settings.itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs };
+	return await readWindow.call(this, listRoute(resource), query, bounds, words, options);
 }

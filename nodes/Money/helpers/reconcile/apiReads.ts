@@ -1,53 +1,74 @@
 import type { IDataObject, IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { createdAtMs } from '../../../api/time';
 import { itemRoute, type TransactionResource } from '../../../api/values';
-import { moneyApiRequest } from '../../../transport/request';
-import type { CallSettings } from '../../../transport/request';
-import { readList } from '../read/list';
+import type { WindowRead } from '../../../transport/listRead';
+import { type CallSettings, moneyApiRequest } from '../../../transport/request';
+import { runBounded } from '../bounded';
+import { readPeriod } from '../read/list';
 import type { Period } from './input';
 import type { ReconcileRecord } from './types';
 import { TransactionIndex } from './transactionIndex';
 
-/** What Reconcile reads from the API: every transaction of the period, then those records name outside it. */
+/** What Reconcile reads from the API: every transaction of the period, then those records name that it did not hold. */
 
-/** Every transaction of the period, each once (read/list.ts), in an index by reference and business reference. */
+export interface PeriodIndex {
+	index: TransactionIndex;
+	/** How the period was read: transactions read and the API's count of them. */
+	read: Pick<WindowRead, 'total' | 'requests'> & { transactions: number };
+}
+
+/** Every transaction of the period, each once, checked against the API's count (read/list.ts), in an index by reference and business reference. */
 export async function indexPeriod(
 	this: IExecuteFunctions,
 	resource: TransactionResource,
 	period: Period,
 	settings: CallSettings,
-): Promise<TransactionIndex> {
+): Promise<PeriodIndex> {
 	const index = new TransactionIndex();
-	for (const envelope of await readList.call(this, resource, { ...period }, undefined, { ...settings, itemIndex: 0 })) index.add(envelope);
-	return index;
+	const read = await readPeriod.call(this, resource, { ...period }, { ...settings, itemIndex: 0 });
+	for (const envelope of read.envelopes) index.add(envelope);
+	return { index, read: { transactions: index.size, total: read.total, requests: read.requests } };
 }
 
-/** Reads, one by one, the transactions records name by reference that the period did not hold. */
-export async function lookUpOutsidePeriod(
+/**
+ * Reads by its reference, `concurrency` at a time, each transaction a record names that the period
+ * did not hold, so that no record is called missing while the API holds its transaction. One
+ * created outside the period is marked so (its record is compared, never called unexpected).
+ */
+export async function lookUpByReference(
 	this: IExecuteFunctions,
 	resource: TransactionResource,
 	records: readonly ReconcileRecord[],
-	settings: CallSettings,
+	period: Period,
+	settings: CallSettings & { concurrency: number },
 	index: TransactionIndex,
 ): Promise<void> {
-	const looked = new Set<string>();
+	const wanted = new Map<string, number>();
 	for (const record of records) {
 		const { reference } = record;
-		if (reference === undefined || looked.has(reference) || index.find(reference, record.businessReference)) continue;
-		looked.add(reference);
+		if (reference === undefined || wanted.has(reference) || index.find(reference, record.businessReference)) continue;
+		wanted.set(reference, record.itemIndex);
+	}
+	const lookups = [...wanted];
+	const found: Array<IDataObject | undefined> = new Array(lookups.length);
+	const [from, to] = [Date.parse(period.start_date), Date.parse(period.end_date)];
+	await runBounded(lookups.length, settings.concurrency, async (at) => {
+		const [reference, itemIndex] = lookups[at];
 		try {
-			const response = await moneyApiRequest.call(this, 'GET', itemRoute(resource, reference), {
-				itemIndex: record.itemIndex,
-				retry: settings.retry,
-				timeoutMs: settings.timeoutMs,
-			});
+			const response = await moneyApiRequest.call(this, 'GET', itemRoute(resource, reference), { itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs });
 			const envelope = response.data;
-			if (envelope && typeof envelope === 'object' && !Array.isArray(envelope)) index.add(envelope as IDataObject, true);
+			if (envelope && typeof envelope === 'object' && !Array.isArray(envelope)) found[at] = envelope as IDataObject;
 		} catch (error) {
-			if (!(error instanceof NodeApiError)) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex: record.itemIndex });
+			if (!(error instanceof NodeApiError)) throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
 			// NodeApiError's constructor hands back the same instance: its error_code and httpCode stay.
 			if (error.context.httpCode !== 404) throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
 		}
+	});
+	for (const envelope of found) {
+		if (!envelope) continue;
+		const created = createdAtMs(envelope);
+		index.add(envelope, created === null || created < from || created > to);
 	}
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { statusesOf, type TransactionResource } from '../../../api/values';
-import { STATUS_FROM_FIELD } from '../../descriptions/reconcileFields';
+import { LOOKUP_CONCURRENCY_MAX, STATUS_FROM_FIELD } from '../../descriptions/reconcileFields';
 import { periodQuery } from '../read/list';
 import { fieldError } from '../validation';
 import { readRecord, valueAt } from './records';
@@ -21,6 +21,16 @@ export function readMatchSettings(this: IExecuteFunctions, options: IDataObject)
 		throw fieldError(this.getNode(), { parameter: 'options', label: 'Amount Tolerance', field: 'amountTolerance', rule }, 0);
 	}
 	return { amountTolerance: tolerance, pendingIsNotFinal: options.pendingHandling !== 'difference' };
+}
+
+/** Records whose transaction the period did not hold are read by reference this many at a time (the Concurrency option). */
+export function readConcurrency(this: IExecuteFunctions, options: IDataObject): number {
+	const concurrency = options.concurrency ?? 1;
+	if (!(typeof concurrency === 'number' && Number.isSafeInteger(concurrency) && concurrency >= 1 && concurrency <= LOOKUP_CONCURRENCY_MAX)) {
+		const rule = `must be a whole number from 1 to ${LOOKUP_CONCURRENCY_MAX}`;
+		throw fieldError(this.getNode(), { parameter: 'options', label: 'Concurrency', field: 'concurrency', rule }, 0);
+	}
+	return concurrency;
 }
 
 /** The required period, as the API's start_date / end_date. */

@@ -31,6 +31,8 @@ export interface SummaryPeriod {
 	resource: string;
 	start_date: string;
 	end_date: string;
+	/** How the period was read: the transactions read and the API's count of them. */
+	period_read: { transactions: number; api_total: number };
 }
 
 /** The summary item: counts, totals per output and currency, and the CSV report when given. */

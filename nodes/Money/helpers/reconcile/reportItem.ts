@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
+import type { PeriodIndex } from './apiReads';
 import type { Period } from './input';
 import { summaryItem } from './items';
 import { summarize, summaryCsv } from './report';
@@ -12,6 +13,7 @@ export async function reportItem(
 	resource: TransactionResource,
 	outcomes: Outcomes,
 	period: Period,
+	read: PeriodIndex['read'],
 	recordCount: number,
 	options: IDataObject,
 ): Promise<INodeExecutionData> {
@@ -20,5 +22,6 @@ export async function reportItem(
 	const csv = Buffer.from(summaryCsv(totals), 'utf8');
 	const fileName = `reconciliation-${resource}-${period.start_date.slice(0, 10)}.csv`;
 	const data = await this.helpers.prepareBinaryData(csv, fileName, 'text/csv');
-	return summaryItem(outcomes, totals, { resource, ...period }, recordCount, { binaryProperty, data });
+	const periodRead = { transactions: read.transactions, api_total: read.total };
+	return summaryItem(outcomes, totals, { resource, ...period, period_read: periodRead }, recordCount, { binaryProperty, data });
 }

@@ -46,6 +46,10 @@ export interface Reconciliation {
 	final: boolean | null;
 	/** The transaction was found by its reference but created outside the period. */
 	outside_period: boolean;
+	/** How the node read the period: the transactions it read and the API's count of them. */
+	period_read?: { transactions: number; api_total: number };
+	/** What the run found about the whole period that bears on this verdict (a period holding no transaction). */
+	note?: string;
 }
 
 export interface Outcome {
