@@ -94,14 +94,14 @@ async function requestPage(
 	else if (typeof end === 'number') query.end_date = apiTime(window.inclusive === false ? end + (window.stepMs ?? 1) : end, window.zoneless);
 	const body = await moneyApiRequest.call(context, 'GET', route, { ...options, qs: query });
 	window.requests++;
-	const pagination = isObject(body.pagination) ? body.pagination : {};
-	if (!Array.isArray(body.data) || typeof pagination.total !== 'number') {
-		throw new NodeOperationError(context.getNode(), 'The Money API answered a list without its data array and pagination.total', {
+	const pagination = body.pagination as IDataObject;
+	if (typeof pagination.total !== 'number') {
+		throw new NodeOperationError(context.getNode(), 'The Money API answered a list without pagination.total', {
 			description: `The node checks what it reads against pagination.total, so that it never returns part of a list as if whole; this answer (${route}) does not carry it. Check that the credential's Base URL points at the Money API.`,
 			itemIndex: options.itemIndex,
 		});
 	}
-	const items = body.data.filter(isObject) as IDataObject[];
+	const items = (body.data as unknown[]).filter(isObject) as IDataObject[];
 	for (const envelope of items) {
 		if (createdAtMs(envelope) === null) {
 			throw new NodeOperationError(context.getNode(), `The Money API listed a transaction without a readable created_at (${String(envelope.reference)})`, {

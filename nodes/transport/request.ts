@@ -106,7 +106,7 @@ function unexpectedAnswer(method: 'GET' | 'POST', route: string, response: FullR
 	const type = headerValue(response.headers, 'content-type')?.split(';')[0].trim() || 'no content type';
 	if (!isObject(body)) return `${type}, not a JSON object (${typeof response.body === 'string' ? `${Buffer.byteLength(response.body)} bytes` : 'no body'})`;
 	if (body.success === false) return `${type}, success: false${typeof body.error_code === 'string' ? ` (error_code ${body.error_code})` : ''}`;
-	const missing = (what: string) => `${type} without ${what}`;
+	const missing = (what: string) => `${type} but without ${what}`;
 	if (method === 'POST') return typeof body.reference === 'string' && body.reference !== '' ? undefined : missing('the reference of an acknowledgement');
 	if (route === ROUTES.account) return isObject(body.account) ? undefined : missing('the account');
 	if (route.startsWith(`${ROUTES.transactionDetails}/`)) return typeof body.reference === 'string' ? undefined : missing('the reference of transaction details');

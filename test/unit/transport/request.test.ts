@@ -211,11 +211,11 @@ describe('a 2xx that is not the Money API answer (docs/decisions.md#d7)', () => 
 	it.each([
 		['a web page', 'POST', ROUTES.payout, { statusCode: 200, body: html, headers: { 'content-type': 'text/html' } }, `HTTP 200 with text/html, not a JSON object (${Buffer.byteLength(html)} bytes)`],
 		['success: false', 'GET', itemRoute('charge', 'ch_1'), { statusCode: 200, body: { success: false, error_code: 'MAINTENANCE' }, headers: json }, 'HTTP 200 with application/json, success: false (error_code MAINTENANCE)'],
-		['a create answer without reference', 'POST', ROUTES.charge, { statusCode: 201, body: { success: true, data: charge }, headers: json }, 'HTTP 201 with application/json without the reference of an acknowledgement'],
-		['a list without pagination', 'GET', ROUTES.payout, { statusCode: 200, body: { success: true, data: [charge] }, headers: json }, 'HTTP 200 with application/json without the data and pagination of a list'],
-		['a record without data', 'GET', itemRoute('payout', 'po_1'), { statusCode: 200, body: { success: true }, headers: json }, 'HTTP 200 with application/json without the data of a transaction'],
-		['transaction details without reference', 'GET', itemRoute('transactionDetails', 'T-1'), { statusCode: 200, body: { status: 'COMPLETED' }, headers: json }, 'HTTP 200 with application/json without the reference of transaction details'],
-		['the account without account', 'GET', ROUTES.account, { statusCode: 200, body: { success: true, data: {} } }, 'HTTP 200 with no content type without the account'],
+		['a create answer without reference', 'POST', ROUTES.charge, { statusCode: 201, body: { success: true, data: charge }, headers: json }, 'HTTP 201 with application/json but without the reference of an acknowledgement'],
+		['a list without pagination', 'GET', ROUTES.payout, { statusCode: 200, body: { success: true, data: [charge] }, headers: json }, 'HTTP 200 with application/json but without the data and pagination of a list'],
+		['a record without data', 'GET', itemRoute('payout', 'po_1'), { statusCode: 200, body: { success: true }, headers: json }, 'HTTP 200 with application/json but without the data of a transaction'],
+		['transaction details without reference', 'GET', itemRoute('transactionDetails', 'T-1'), { statusCode: 200, body: { status: 'COMPLETED' }, headers: json }, 'HTTP 200 with application/json but without the reference of transaction details'],
+		['the account without account', 'GET', ROUTES.account, { statusCode: 200, body: { success: true, data: {} } }, 'HTTP 200 with no content type but without the account'],
 	] as Array<[string, 'GET' | 'POST', string, Reply, string]>)('is not taken as a result: %s', async (_what, method, route, reply, said) => {
 		const { error } = await failureOf(method, route, reply);
 		expect(error.message).toBe(`The Money API's answer was not one it gives: ${said}`);
