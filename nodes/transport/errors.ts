@@ -152,8 +152,14 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 	return { message, description: `${description}${attempts}${unknownOutcome}` };
 }
 
+/** A secret's every occurrence; a PIN of digits only where no digit touches it, so its digits inside an amount are left and no marker tells where they are. */
+function redactText(text: string, secret: string): string {
+	if (!/^\d+$/.test(secret)) return text.split(secret).join('[redacted]');
+	return text.replace(new RegExp(`(?<!\\d)${secret}(?!\\d)`, 'g'), '[redacted]');
+}
+
 function redactValue(value: unknown, secrets: string[]): unknown {
-	if (typeof value === 'string') return secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), value);
+	if (typeof value === 'string') return secrets.reduce(redactText, value);
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
 	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as IDataObject).map(([key, entry]) => [key, redactValue(entry, secrets)]));
 	return value;

@@ -103,18 +103,32 @@ export function headerValue(headers: Record<string, unknown> | undefined, name: 
 	return typeof value === 'string' ? value : undefined;
 }
 
+/** An answer's content type and size, said in place of a body that is not the API's (it may echo the request: its token, its signature). */
+export function answerForm(headers: Record<string, unknown> | undefined, rawBody: unknown): string {
+	const type = headerValue(headers, 'content-type')?.split(';')[0].trim() || 'no content type';
+	const size = typeof rawBody === 'string' ? `${Buffer.byteLength(rawBody)} bytes` : rawBody === undefined || rawBody === null || rawBody === '' ? 'no body' : 'a body';
+	return `${type} (${size})`;
+}
+
+/**
+ * What a failed answer says: the API's error envelope (its code, message, details), never another
+ * body's text. A 4xx that is not the envelope (a gateway's page) is not the API's refusal: it is an
+ * answer that is not one the API gives (docs/decisions.md#d13); the spec's plain 401 and 429 are.
+ */
 export function failureFromResponse(statusCode: number, rawBody: unknown, headers?: Record<string, unknown>): MoneyApiFailure {
 	const body = parseBody(rawBody);
 	const failure: MoneyApiFailure = { httpCode: statusCode };
-	if (isObject(body)) {
-		const code = body.error_code ?? body.error ?? body.code;
-		if (typeof code === 'string') failure.errorCode = code;
+	const code = isObject(body) ? (body.error_code ?? body.error ?? body.code) : undefined;
+	if (isObject(body) && typeof code === 'string') {
+		failure.errorCode = code;
 		const message = body.message ?? body.error_description;
 		if (typeof message === 'string') failure.apiMessage = message;
 		if (isObject(body.details)) failure.details = body.details;
 		if (body.available_balance !== undefined) failure.details = { ...(failure.details ?? {}), available_balance: body.available_balance as number };
-	} else if (typeof body === 'string' && body.trim() !== '') {
-		failure.apiMessage = body.trim().slice(0, 300);
+	} else if (statusCode >= 400 && statusCode < 500 && statusCode !== 401 && statusCode !== 429) {
+		failure.unexpectedAnswer = `${answerForm(headers, rawBody)}, not the Money API's error envelope`;
+	} else if (rawBody !== undefined && rawBody !== null && rawBody !== '') {
+		failure.apiMessage = `${answerForm(headers, rawBody)}, not the Money API's error envelope`;
 	}
 	const serverDate = headerValue(headers, 'date');
 	if (serverDate) failure.serverDate = serverDate;

@@ -12,6 +12,7 @@ import { sleep } from 'n8n-workflow';
 import { MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../api/values';
 import { cancelledError, moneyApiError, redactFailure } from './errors';
 import {
+	answerForm,
 	DEFAULT_RETRY_POLICY,
 	DEFAULT_TIMEOUT_MS,
 	failureFromResponse,
@@ -104,7 +105,7 @@ export async function waitUnlessCancelled(ms: number, signal: AbortSignal | unde
  */
 function unexpectedAnswer(method: 'GET' | 'POST', route: string, response: FullResponse, body: unknown): string | undefined {
 	const type = headerValue(response.headers, 'content-type')?.split(';')[0].trim() || 'no content type';
-	if (!isObject(body)) return `${type}, not a JSON object (${typeof response.body === 'string' ? `${Buffer.byteLength(response.body)} bytes` : 'no body'})`;
+	if (!isObject(body)) return `${answerForm(response.headers, response.body)}, not a JSON object`;
 	if (body.success === false) return `${type}, success: false${typeof body.error_code === 'string' ? ` (error_code ${body.error_code})` : ''}`;
 	const missing = (what: string) => `${type} but without ${what}`;
 	if (method === 'POST') return typeof body.reference === 'string' && body.reference !== '' ? undefined : missing('the reference of an acknowledgement');

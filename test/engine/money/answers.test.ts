@@ -73,7 +73,7 @@ describe('reads check their answers', () => {
 	])('%s answered 200 with a web page fails saying what came back, never an item holding the page', async (_name, route, parameters) => {
 		await env.sb.control.addFault({ route, kind: 'page-200', count: 10 });
 		const item = json(await run({ ...parameters, options: { maxRetries: 1, retryBaseDelayMs: 2 } }, { settings: CONTINUE }));
-		expect(String(item.error)).toMatch(/^The Money API's answer was not one it gives: HTTP 200 with text\/html, not a JSON object \(\d+ bytes\)$/);
+		expect(String(item.error)).toMatch(/^The Money API's answer was not one it gives: HTTP 200 with text\/html \(\d+ bytes\), not a JSON object$/);
 		expect(String(item.description)).toContain('Check the Base URL of the Money API credential');
 		expect(String(item.description)).not.toContain('money may have moved');
 		expect(JSON.stringify(item)).not.toContain('<html');

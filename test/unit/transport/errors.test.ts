@@ -152,6 +152,11 @@ describe('error mapping (spec 7)', () => {
 		expect(JSON.stringify(failure)).not.toContain('48151623');
 		expect(failure.apiMessage).toBe('pin [redacted] is wrong');
 	});
+
+	it('leaves a PIN of digits inside a longer number, so no marker shows where its digits are', () => {
+		const failure = redactFailure({ httpCode: 402, apiMessage: 'available 512345 of 1234', details: {} }, ['1234', 'Q2lwaGVy+/=']);
+		expect(failure.apiMessage).toBe('available 512345 of [redacted]');
+	});
 });
 
 describe('a create whose outcome is unknown says so whatever its last failure was', () => {

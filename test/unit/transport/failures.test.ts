@@ -52,6 +52,16 @@ describe('what a failed attempt leaves behind', () => {
 		expect(failureFromResponse(429, '', { 'retry-after': '3' })).toMatchObject({ retryAfterSeconds: 3 });
 	});
 
+	it('never keeps the text of a body that is not the API\'s envelope (it may echo the request headers): its type and size only', () => {
+		const echo = 'Bad gateway. Request: authorization: Bearer tok-123 x-hmac-signature: abcdef';
+		const upstream = failureFromResponse(502, echo, { 'content-type': 'text/plain' });
+		expect(upstream).toEqual({ httpCode: 502, apiMessage: `text/plain (${echo.length} bytes), not the Money API's error envelope` });
+		// A 4xx that is not the API's refusal is an answer the API does not give (docs/decisions.md#d13); its plain 401 and 429 are the spec's.
+		expect(failureFromResponse(408, '<html>timeout</html>', { 'content-type': 'text/html' })).toEqual({ httpCode: 408, unexpectedAnswer: "text/html (20 bytes), not the Money API's error envelope" });
+		expect(failureFromResponse(401, 'Unauthorized')).toEqual({ httpCode: 401, apiMessage: "no content type (12 bytes), not the Money API's error envelope" });
+		expect(JSON.stringify([upstream])).not.toMatch(/tok-123|abcdef/);
+	});
+
 	it('reads a header given as a list (its first value)', () => {
 		expect(headerValue({ 'content-type': ['text/html', 'x'] }, 'content-type')).toBe('text/html');
 		expect(failureFromResponse(429, '', { 'retry-after': ['3'] } as unknown as Record<string, string>)).toMatchObject({ retryAfterSeconds: 3 });

@@ -192,7 +192,7 @@ describe('a create whose outcome is unknown says so', () => {
 	});
 });
 
-describe('a 2xx that is not the Money API answer (docs/decisions.md#d7)', () => {
+describe('a 2xx that is not the Money API answer (docs/decisions.md#d13)', () => {
 	const json = { 'content-type': 'application/json; charset=utf-8' };
 	const html = '<html><body>Maintenance</body></html>';
 	const charge = { reference: 'ch_1', status: 'PENDING' };
@@ -209,7 +209,7 @@ describe('a 2xx that is not the Money API answer (docs/decisions.md#d7)', () => 
 	}
 
 	it.each([
-		['a web page', 'POST', ROUTES.payout, { statusCode: 200, body: html, headers: { 'content-type': 'text/html' } }, `HTTP 200 with text/html, not a JSON object (${Buffer.byteLength(html)} bytes)`],
+		['a web page', 'POST', ROUTES.payout, { statusCode: 200, body: html, headers: { 'content-type': 'text/html' } }, `HTTP 200 with text/html (${Buffer.byteLength(html)} bytes), not a JSON object`],
 		['success: false', 'GET', itemRoute('charge', 'ch_1'), { statusCode: 200, body: { success: false, error_code: 'MAINTENANCE' }, headers: json }, 'HTTP 200 with application/json, success: false (error_code MAINTENANCE)'],
 		['a create answer without reference', 'POST', ROUTES.charge, { statusCode: 201, body: { success: true, data: charge }, headers: json }, 'HTTP 201 with application/json but without the reference of an acknowledgement'],
 		['a list without pagination', 'GET', ROUTES.payout, { statusCode: 200, body: { success: true, data: [charge] }, headers: json }, 'HTTP 200 with application/json but without the data and pagination of a list'],

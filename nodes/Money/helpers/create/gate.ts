@@ -190,30 +190,46 @@ export type AccountRead = () => Promise<WalletBalance | string>;
 export class Gate {
 	private readonly runRefusal?: Refusal;
 	private readonly referencesRefusal?: Refusal;
+	private readonly identity?: RunIdentity;
 	private balanceRefusal?: Refusal;
 	private readonly stops = new Map<string, RunStop>();
 
 	/**
-	 * `client`: the API client the run sends to, or why the credential could not be read. Binds the
-	 * run's identity in the memory at its first run of the run index, before anything is sent.
+	 * `client`: the API client the run sends to; `failure`: why the run cannot start (its credential
+	 * or its Options could not be read), which every row then gets. The run's identity is compared
+	 * with the first run of its run index now, and recorded when the run first sends (`bind`).
 	 */
 	constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly resource: TransactionResource,
 		rows: CreateRow[],
 		private readonly memory: NodeMemory,
-		client: string | NodeError,
+		client: string,
+		failure: NodeError | undefined,
 		private readonly replaysLostRun: boolean,
 	) {
-		if (typeof client !== 'string') {
-			this.runRefusal = () => client;
+		if (failure) {
+			this.runRefusal = () => failure;
 			return;
 		}
 		const references: RunIdentity['references'] = {};
 		for (const row of rows) if (row.reference.kind !== 'unreadable') references[row.itemIndex] = row.businessReference || null;
-		const now = { client, references };
-		this.runRefusal = identityRefusal(context, resource, memory.bindIdentity(context.getWorkflowDataProxy(0).$thisRunIndex, now), now);
+		this.identity = { client, references };
+		this.runRefusal = identityRefusal(context, resource, memory.firstIdentity(this.runIndex), this.identity);
 		this.referencesRefusal = referencesRefusal(context, resource, rows);
+	}
+
+	private get runIndex(): number {
+		return this.context.getWorkflowDataProxy(0).$thisRunIndex;
+	}
+
+	/**
+	 * Before the run's first request: binds its run index to this identity, so that every repeat of
+	 * the run (Retry On Fail, every Retry of the execution) must go to the same client with the same
+	 * Business References. A run that sent nothing binds nothing: its Retry may map a reference.
+	 */
+	bind(): void {
+		if (this.identity) this.memory.bindIdentity(this.runIndex, this.identity);
 	}
 
 	/**
@@ -228,7 +244,10 @@ export class Gate {
 			notSent(this.context.getNode(), itemIndex, message, description, { error_code: details ? 'RUN_EXCEEDS_BALANCE' : null, ...(details ? { details } : {}) });
 		const wallet = await readAccount();
 		if (typeof wallet === 'string') {
-			this.balanceRefusal = refuse(`Check Balance First: ${wallet}; nothing was sent`, 'Fix what the account read reports (the client needs the get_money_v1_account entitlement), or turn off Check Balance First.');
+			const advice = wallet.startsWith('the account could not be read')
+				? 'Fix what the account read reports (the client needs the get_money_v1_account entitlement), or turn off Check Balance First.'
+				: 'The account answer has no balance of the primary wallet to check the run against. Turn off Check Balance First to pay without the check.';
+			this.balanceRefusal = refuse(`Check Balance First: ${wallet}; nothing was sent`, advice);
 			return;
 		}
 		const debiting = sendable.filter((row) => !paid.includes(row) && debitsWallet(row.body as IDataObject, wallet));
@@ -241,7 +260,7 @@ export class Gate {
 		const notCounted = paid.length > 0 ? ` (${paid.length} rows this execution already paid are not counted)` : '';
 		this.balanceRefusal = refuse(
 			`Payout run refused, nothing was sent: ${debiting.length} payouts total ${total} ${currency}, the wallet ${number} has ${balance} ${currency} available, short by ${shortfall} ${currency}${notCounted}`,
-			'Check Balance First compares what the run can still pay out with the wallet balance before any payout. It counts every row of this execution except those it already paid (a Retry of the execution knows them); in a new execution it also counts the rows whose Business Reference was paid before, though they come back replayed and move nothing. Top up the wallet, remove rows from the run, Retry the execution that stopped part-way (only the rows left to pay are counted), or turn off Check Balance First for this run.',
+			'Check Balance First compares what the run can still pay out with the wallet balance before any payout. It counts every row of this execution that it would send, except those it already paid (a Retry of the execution knows them); in a new execution it also counts the rows whose Business Reference was paid before, though they come back replayed and move nothing. Top up the wallet, remove rows from the run, Retry the execution that stopped part-way (only the rows left to pay are counted), or turn off Check Balance First for this run.',
 			{ currency, total, available_balance: balance, shortfall, account_number: number, already_paid: paid.length },
 		);
 	}

@@ -25,8 +25,8 @@ export interface RunIdentity {
 /** What was sent under a key: the body without the PIN (a document replaced by its digest), and what became of it. */
 interface SentCreate {
 	body: IDataObject;
-	/** The API acknowledged it: it moved money then, and moves none again. */
-	accepted?: true;
+	/** The API acknowledged it (it moved money then, and moves none again): its acknowledgement, which a Retry gives without asking again. */
+	accepted?: IDataObject;
 	/** A send under the key got no acknowledgement (no answer, a 5xx, a 2xx that was not one): what it got, and in which execution. */
 	uncertain?: string;
 }
@@ -174,13 +174,16 @@ export class NodeMemory {
 		return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', resource, this.stored.anchor, runIndex, itemIndex]));
 	}
 
-	/** Binds a run index to the identity of its first run in the execution: the one recorded before, else records `now` (undefined). */
-	bindIdentity(runIndex: number, now: RunIdentity): RunIdentity | undefined {
+	/** The identity of the first run of this run index in the execution, if it sent anything. */
+	firstIdentity(runIndex: number): RunIdentity | undefined {
+		const first = this.stored.runs?.[runIndex];
+		return first && typeof first.client === 'string' ? first : undefined;
+	}
+
+	/** Records the identity of a run index's first run that sends, once. */
+	bindIdentity(runIndex: number, identity: RunIdentity): void {
 		const runs = (this.stored.runs ??= {});
-		const first = runs[runIndex];
-		if (first && typeof first.client === 'string') return first;
-		runs[runIndex] = now;
-		return undefined;
+		if (!this.firstIdentity(runIndex)) runs[runIndex] = identity;
 	}
 
 	private entry(key: string): SentCreate | undefined {
@@ -189,13 +192,13 @@ export class NodeMemory {
 	}
 
 	isAccepted(key: string): boolean {
-		return this.entry(key)?.accepted === true;
+		return this.entry(key)?.accepted !== undefined;
 	}
 
 	/** What an unacknowledged earlier send under this key got, when the API may hold it. */
 	uncertainAttempt(key: string): string | undefined {
 		const entry = this.entry(key);
-		return entry?.accepted ? undefined : entry?.uncertain;
+		return entry?.accepted !== undefined ? undefined : entry?.uncertain;
 	}
 
 	hasSent(key: string): boolean {
@@ -205,7 +208,7 @@ export class NodeMemory {
 	/** How the row's movement differs from the one the API accepted under this key (none: not accepted, or the same). */
 	changesSinceAccepted(resource: TransactionResource, key: string, fresh: IDataObject): MovementChange[] {
 		const earlier = this.entry(key);
-		return earlier?.accepted ? movementChanges(resource, earlier.body, fresh) : [];
+		return earlier?.accepted !== undefined ? movementChanges(resource, earlier.body, fresh) : [];
 	}
 
 	/** True when the body kept under this key moves the same money with another payment reference document. */
@@ -239,9 +242,15 @@ export class NodeMemory {
 		(this.stored.sent ??= {})[key] = { body: stored, ...(earlier?.uncertain ? { uncertain: earlier.uncertain } : {}) };
 	}
 
-	accepted(key: string): void {
+	/** The API acknowledged the create under this key with `acknowledgement` (its reference and the rest). */
+	accepted(key: string, acknowledgement: IDataObject): void {
 		const entry = this.entry(key);
-		if (entry) entry.accepted = true;
+		if (entry) entry.accepted = acknowledgement;
+	}
+
+	/** The acknowledgement of a create the API accepted under this key before (a Retry repeats the run that made it). */
+	acknowledgement(key: string): IDataObject | undefined {
+		return this.entry(key)?.accepted;
 	}
 
 	/**
@@ -260,6 +269,6 @@ export class NodeMemory {
 		if (!entry) return;
 		if (uncertain !== undefined) entry.uncertain ??= uncertain;
 		const refused = typeof httpCode === 'number' && httpCode >= 400 && httpCode < 500;
-		if (refused && !entry.accepted && entry.uncertain === undefined) delete sent[key];
+		if (refused && entry.accepted === undefined && entry.uncertain === undefined) delete sent[key];
 	}
 }

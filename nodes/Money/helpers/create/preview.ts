@@ -46,10 +46,10 @@ export class Preview {
 	}
 
 	/** The simulated create request: an acknowledgement, or the refusal the Money API would give. */
-	answer(row: CreateRow, body: IDataObject, madeBefore: boolean): MoneyApiAnswer {
+	answer(row: CreateRow, body: IDataObject): MoneyApiAnswer {
 		const accepted = { body: {}, headers: {}, unansweredAttempts: 0 };
 		this.sentAt.set(row.itemIndex, this.clock.at);
-		if (madeBefore || this.resource !== 'payout') return accepted;
+		if (this.resource !== 'payout') return accepted;
 		const node = this.context.getNode();
 		if (this.window.delayBeforeNext(this.clock.at) > 0) {
 			const { limit, windowMs } = this.window;
@@ -78,7 +78,7 @@ export class Preview {
 	wouldSend(row: CreateRow, identity: IDataObject, key: string, moves: boolean | 'maybe'): IDataObject {
 		this.rows.push({ itemIndex: row.itemIndex, wouldSend: true, moves, body: row.body });
 		let reason: string | null = null;
-		if (moves === false) reason = 'made before in this execution under its key: the Money API answers from its record, nothing moves';
+		if (moves === false) reason = 'made before in this execution under its key: not sent again, nothing moves';
 		else if (moves === 'maybe') reason = 'sent before without an answer: the Money API may already hold it (then it answers from its record and nothing moves)';
 		else if (row.businessReference === '' && this.context.getMode() === 'manual') {
 			const refusal = requiredReferenceRefusal(this.context, this.resource, row.itemIndex);

@@ -35,17 +35,16 @@ export function announce(context: IExecuteFunctions, line: string): void {
 }
 
 /**
- * A create's failure after earlier calls of it (before a velocity refusal) may have been carried
- * out: the error counts those attempts, is not "not sent", and says the money may have moved.
+ * The error of a create that an earlier attempt may have made (`earlier`: what that attempt got):
+ * whatever this failure says, the API may hold it, so the error is not "not sent" and says the
+ * money may have moved (docs/idempotency.md, "What `outcome` says").
  */
-function withEarlierUnanswered(error: NodeError, resource: TransactionResource, unansweredBefore: number): NodeError {
-	if (unansweredBefore === 0) return error;
-	error.context.unansweredAttempts = unansweredBefore + Number(error.context.unansweredAttempts ?? 0);
+function mayHaveMoved(error: NodeError, earlier: string): NodeError {
 	const notSentNow = error.context.attempted === false;
 	delete error.context.attempted;
 	if (!String(error.description ?? '').includes(CREATE_OUTCOME_UNKNOWN)) {
-		const earlier = `An earlier attempt of this ${resource} got no answer or a 5xx${notSentNow ? ' (this time it was not sent again)' : ''}.`;
-		error.description = `${notSentNow ? '' : `${error.description ?? ''} `}${earlier} ${CREATE_OUTCOME_UNKNOWN}`.trim();
+		const again = notSentNow ? ' (this time it was not sent again)' : '';
+		error.description = `${notSentNow ? '' : `${error.description ?? ''} `}${earlier}${again}. ${CREATE_OUTCOME_UNKNOWN}`.trim();
 	}
 	return error;
 }
@@ -73,18 +72,25 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	} catch (error) {
 		client = asNodeError(node, error, 0);
 	}
+	// Item 1's Options set the run's pacing and checks: the run cannot start without them.
+	let runOptions: IDataObject = {};
+	try {
+		runOptions = context.getNodeParameter('options', 0, {}) as IDataObject;
+	} catch (error) {
+		if (typeof client === 'string') client = asNodeError(node, error, 0);
+	}
 	const rows = await readRows(context, resource, credential?.data ?? {});
 	const memory = previewSwitch === true ? kept.copy() : kept;
 	const defaultKeysKnown = kept.hasAnchor;
 	memory.makeAnchor();
 	const runIndex = context.getWorkflowDataProxy(0).$thisRunIndex;
 	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex));
-	const gate = new Gate(context, resource, rows, memory, client, replaysLostRun);
-	const settings = pacingSettings(resource, rows[0]?.options ?? {}, credential?.data ?? {});
+	const gate = new Gate(context, resource, rows, memory, typeof client === 'string' ? client : '', typeof client === 'string' ? undefined : client, replaysLostRun);
+	const settings = pacingSettings(resource, runOptions, credential?.data ?? {});
 	let account: Promise<WalletBalance | string> | undefined;
 	const readAccount = async () =>
 		await (account ??= moneyApiRequest
-			.call(context, 'GET', ROUTES.account, { ...(rows[0]?.call ?? callSettingsOf({})), credential })
+			.call(context, 'GET', ROUTES.account, { ...callSettingsOf(runOptions), credential })
 			.then((answer) => walletFromAccount(answer) ?? 'the account answer carried no balance')
 			.catch((error: Error) => `the account could not be read (${error.message})`));
 	if (resource === 'payout' && settings.checkBalanceFirst && typeof previewSwitch === 'boolean') await gate.checkBalance(rows, keys, readAccount);
@@ -92,7 +98,6 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	const signal = cancelSignalOf(context);
 	const pacer = new VelocityPacer({ ...settings.velocity });
 	const counts = { created: 0, failed: 0, notAttempted: 0, waitedMs: 0 };
-	const pins = new Map<string, string>();
 	const now = () => preview?.clock.at ?? Date.now();
 	/** Set once a wait would pass Maximum Total Wait: no later row waits, none is sent. */
 	let waitExhausted: string | undefined;
@@ -101,20 +106,20 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	let started = false;
 	let reported = 0;
 
-	/** The create request under its key: the Money API's, or a preview's that sends nothing. */
-	const post = async (row: CreateRow, body: IDataObject, key: string): Promise<MoneyApiAnswer> => {
-		if (preview) return preview.answer(row, body, memory.isAccepted(key));
-		let pin = pins.get(key);
-		if (pin === undefined) {
-			const data = credential?.data ?? {};
-			try {
-				pin = pinForRequest(row.pin, data.rsaPublicKey as string | undefined, key, data.hmacSecret as string | undefined);
-			} catch {
-				const description = 'Paste the PEM public key issued for this client (-----BEGIN PUBLIC KEY----- …), or leave the field empty to send the PIN unencrypted.';
-				throw notSent(node, row.itemIndex, 'The RSA Public Key of the Money API credential cannot encrypt the PIN', description);
-			}
-			pins.set(key, pin);
+	/** The PIN as the API takes it: RSA-encrypted when the credential has the client's public key (docs/decisions.md#d4), the same for every send under the key. */
+	const pinFor = (row: CreateRow, key: string): string => {
+		const data = credential?.data ?? {};
+		try {
+			return pinForRequest(row.pin, data.rsaPublicKey as string | undefined, key, data.hmacSecret as string | undefined);
+		} catch {
+			const description = 'Paste the PEM public key issued for this client (-----BEGIN PUBLIC KEY----- …), or leave the field empty to send the PIN unencrypted.';
+			throw notSent(node, row.itemIndex, 'The RSA Public Key of the Money API credential cannot encrypt the PIN', description);
 		}
+	};
+
+	/** The create request under its key: the Money API's, or a preview's that sends nothing. */
+	const post = async (row: CreateRow, body: IDataObject, key: string, pin: string): Promise<MoneyApiAnswer> => {
+		if (preview) return preview.answer(row, body);
 		const { retry, timeoutMs } = row.call;
 		const options = { body: { ...body, pin }, headers: { [IDEMPOTENCY_HEADER]: key }, itemIndex: row.itemIndex, retry, timeoutMs, credential, redact: [row.pin, pin] };
 		return await moneyApiCall.call(context, 'POST', ROUTES[resource], options);
@@ -146,7 +151,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	 * the same key (On Velocity Limit: Wait); a cap or a balance too low stops the wallet's later
 	 * rows. `unansweredAttempts` counts every attempt of this create that may have been carried out.
 	 */
-	const postPaced = async (row: CreateRow, body: IDataObject, key: string, movedNow: (answer: MoneyApiAnswer) => boolean): Promise<MoneyApiAnswer> => {
+	const postPaced = async (row: CreateRow, body: IDataObject, key: string, pin: string, movedNow: (answer: MoneyApiAnswer) => boolean): Promise<MoneyApiAnswer> => {
 		const waits = settings.onVelocityLimit === 'wait';
 		const paced = waits && resource === 'payout';
 		let unansweredBefore = 0;
@@ -157,7 +162,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 				if (paced) await waitFor(row, pacer.delayBeforeNext(now()));
 				try {
 					memory.sending(key, body);
-					const answered = await post(row, body, key);
+					const answered = await post(row, body, key, pin);
 					const answer = { ...answered, unansweredAttempts: unansweredBefore + answered.unansweredAttempts };
 					if ((paced || pacing) && movedNow(answer)) pacer.recordSend(now());
 					return answer;
@@ -187,31 +192,38 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		} catch (error) {
 			const nodeError = asNodeError(node, error, row.itemIndex);
 			if (firstUnanswered !== undefined) nodeError.context.unanswered = firstUnanswered;
-			throw withEarlierUnanswered(nodeError, resource, unansweredBefore);
+			if (unansweredBefore === 0) throw nodeError;
+			nodeError.context.unansweredAttempts = unansweredBefore + Number(nodeError.context.unansweredAttempts ?? 0);
+			throw mayHaveMoved(nodeError, `An earlier attempt of this ${resource} got no answer or a 5xx`);
 		}
 	};
 
 	/**
 	 * Sends a row once under its key (docs/idempotency.md), the memory updated before and after each
-	 * request. `outcome` is `created` when the money moved in this run, also when the API now answers
-	 * from its record for an unacknowledged earlier send of this execution (`earlier_attempt` names
-	 * it), `replayed` when the payment existed before this run.
+	 * request. `outcome` is `created` when the money moved in this run, also when the API answers from
+	 * its record for an unacknowledged earlier send of this execution (`earlier_attempt` names it),
+	 * `replayed` when the payment existed before this run. A row this execution's memory holds as
+	 * acknowledged is not sent again: the acknowledgement is the memory's (an API whose idempotency
+	 * records expire would make it again).
 	 */
 	const send = async (row: CreateRow, key: string, body: IDataObject, identity: IDataObject): Promise<IDataObject> => {
-		const acceptedBefore = memory.isAccepted(key);
+		const replayed = (answer: IDataObject) => ({ outcome: 'replayed', status: null, ...identity, ...answer, resource, idempotency_key: key });
+		const acknowledged = memory.acknowledgement(key);
+		if (acknowledged) return replayed(acknowledged);
+		const pin = pinFor(row, key);
 		const earlierAttempt = memory.uncertainAttempt(key);
 		const sentBefore = memory.hasSent(key);
 		const earlierEntry = memory.snapshot(key);
 		const isReplay = (answer: MoneyApiAnswer) => headerValue(answer.headers, REPLAY_HEADER)?.toLowerCase() === 'true';
 		try {
-			const answer = await postPaced(row, body, key, (answered) => !acceptedBefore && !(isReplay(answered) && answered.unansweredAttempts === 0));
-			memory.accepted(key);
-			const { reference, ...answered } = answer.body;
-			delete answered.success;
-			const replayed = acceptedBefore || (isReplay(answer) && earlierAttempt === undefined && (sentBefore || answer.unansweredAttempts === 0));
-			// An accepted create is PENDING (docs/decisions.md#d8-output); the record's answer does not say the status now.
-			const made = replayed ? { outcome: 'replayed', status: null } : { outcome: 'created', status: PENDING_STATUS };
-			return { ...made, ...identity, reference, ...answered, resource, idempotency_key: key, ...(!replayed && earlierAttempt ? { earlier_attempt: earlierAttempt } : {}) };
+			const answer = await postPaced(row, body, key, pin, (answered) => !(isReplay(answered) && answered.unansweredAttempts === 0));
+			const acknowledgement = { ...answer.body };
+			delete acknowledgement.success;
+			memory.accepted(key, acknowledgement);
+			if (isReplay(answer) && earlierAttempt === undefined && (sentBefore || answer.unansweredAttempts === 0)) return replayed(acknowledgement);
+			// An accepted create is PENDING (docs/decisions.md#d8-output).
+			const { reference, ...rest } = acknowledgement;
+			return { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...(earlierAttempt ? { earlier_attempt: earlierAttempt } : {}) };
 		} catch (error) {
 			const nodeError = asNodeError(node, error, row.itemIndex);
 			const { httpCode, unansweredAttempts, unanswered } = nodeError.context;
@@ -222,34 +234,38 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 				const got = typeof unanswered === 'string' ? unanswered : noAnswer ? 'no answer' : `HTTP ${String(httpCode)}`;
 				memory.failed(key, httpCode, uncertain ? `${got} in execution ${context.getExecutionId()}` : undefined, earlierEntry);
 			}
-			throw nodeError;
+			throw Object.assign(nodeError, { context: Object.assign(nodeError.context, { sent: identity, idempotency_key: key }) });
 		}
 	};
 
-	/** The row through the gate and the send; throws what the create throws, naming the row and its key. */
+	/**
+	 * The row through the gate and the send; throws what the create throws, naming the row and its
+	 * key. A row an earlier send of this execution may have made is never "not sent".
+	 */
 	const create = async (itemIndex: number): Promise<IDataObject> => {
 		const row = rows[itemIndex];
 		const key = keys[itemIndex];
-		const refusal = gate.refusalOf(row, key);
-		if (refusal) throw refusal;
-		const body = memory.bodyToSend(resource, key, row.body as IDataObject);
-		const identity = identityOf(resource, body, row.businessReference);
+		const earlier = memory.uncertainAttempt(key);
+		const body = row.body && memory.bodyToSend(resource, key, row.body);
+		const identity = body ? identityOf(resource, body, row.businessReference) : undefined;
 		try {
+			const refusal = gate.refusalOf(row, key);
+			if (refusal || !body || !identity) throw refusal ?? row.error;
 			if (!started && !preview && resource === 'payout' && settings.onVelocityLimit === 'wait' && rows.length > settings.velocity.limit) {
 				const { limit, windowMs } = settings.velocity;
 				announce(context, `Money payout run: ${rows.length} payouts at the velocity limit of ${limit} per ${windowMs / 1000} s take at least ${durationText(minimumPacedDurationMs(rows.length, settings.velocity))}`);
 			}
 			started = true;
 			const held = gate.holdOf(row);
-			if (held) throw held;
+			if (held) throw Object.assign(held, { context: Object.assign(held.context, { sent: identity, idempotency_key: key }) });
+			gate.bind();
 			if (!preview) return await send(row, key, body, identity);
-			const moves = memory.isAccepted(key) ? false : memory.uncertainAttempt(key) !== undefined ? 'maybe' : true;
+			const moves = memory.isAccepted(key) ? false : earlier !== undefined ? 'maybe' : true;
 			await send(row, key, body, identity);
 			return preview.wouldSend(row, identity, key, moves);
 		} catch (error) {
 			const nodeError = asNodeError(node, error, itemIndex);
-			Object.assign(nodeError.context, { sent: identity, idempotency_key: key });
-			throw nodeError;
+			throw earlier !== undefined ? mayHaveMoved(nodeError, `An earlier send of this ${resource} got no acknowledgement (${earlier})`) : nodeError;
 		}
 	};
 

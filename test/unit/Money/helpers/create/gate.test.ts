@@ -49,7 +49,9 @@ function broken(itemIndex: number, businessReference = ''): CreateRow {
 /** A gate over `rows` in a run of `context`, its memory the context's. */
 function gateOf(context: IExecuteFunctions, rows: CreateRow[], { client = C1 as string | ReturnType<typeof fieldError>, replaysLostRun = false } = {}) {
 	const memory = NodeMemory.of(context);
-	return { gate: new Gate(context, 'payout', rows, memory, client, replaysLostRun), memory };
+	const gate = typeof client === 'string' ? new Gate(context, 'payout', rows, memory, client, undefined, replaysLostRun) : new Gate(context, 'payout', rows, memory, '', client, replaysLostRun);
+	gate.bind();
+	return { gate, memory };
 }
 
 /** The refusal of each row under keys k0, k1, … */
@@ -89,7 +91,7 @@ describe('rows sent before in this execution, run again as another payment', () 
 		const changed = row(1, 'order-2', { amount: 5500, currency: 'XOF', account_number: 'WAL-XOF-2' });
 		const { gate, memory } = gateOf(nodeRun({ mode: 'retry' }), [row(0, 'order-1'), changed]);
 		memory.sending('key-2', { amount: 5000, currency: 'XOF' });
-		memory.accepted('key-2');
+		memory.accepted('key-2', { reference: 'po_1' });
 		const error = gate.refusalOf(changed, 'key-2');
 		expect(error?.message).toBe('Not sent: item 2 was already paid in this execution with other values (amount 5000 → 5500, account_number none → WAL-XOF-2)');
 		expect(error?.description).toContain('Nothing was sent');
@@ -220,7 +222,7 @@ describe('Check Balance First', () => {
 		const rows = [row(0, '', { amount: 8000, currency: 'XOF' }), row(1, '', { amount: 6000, currency: 'XOF' }), row(2, '', { amount: 6000, currency: 'XOF' })];
 		const { gate, memory } = gateOf(nodeRun({ nodeContext }), rows);
 		memory.sending('k0', { amount: 8000, currency: 'XOF' });
-		memory.accepted('k0');
+		memory.accepted('k0', { reference: 'po_1' });
 		await gate.checkBalance(rows, keys(rows), async () => WALLET);
 		expect(gate.holdOf(rows[1])?.message).toBe(
 			'Payout run refused, nothing was sent: 2 payouts total 12000 XOF, the wallet WAL-XOF-1 has 10000 XOF available, short by 2000 XOF (1 rows this execution already paid are not counted)',

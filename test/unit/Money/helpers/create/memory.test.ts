@@ -155,14 +155,17 @@ describe('crash recovery: a Retry replaying a run n8n lost', () => {
 describe("a run's identity", () => {
 	const identity = (client: string, references: Record<string, string | null>) => ({ client, references });
 
-	it('is recorded at the first run of a run index and given back to every run that repeats it, through a Retry', () => {
+	it('is recorded once, by the first run of a run index that sends, and given back to every run that repeats it, through a Retry', () => {
 		const nodeContext: IDataObject = {};
 		const first = identity('client c1 at https://api.example.com', { 0: 'A', 1: null });
-		expect(NodeMemory.of(nodeRun({ nodeContext })).bindIdentity(0, first)).toBeUndefined();
+		const memory = NodeMemory.of(nodeRun({ nodeContext }));
+		expect(memory.firstIdentity(0)).toBeUndefined();
+		memory.bindIdentity(0, first);
+		memory.bindIdentity(0, identity('client c9 at https://api.example.com', {}));
 		const repeat = NodeMemory.of(nodeRun({ mode: 'retry', nodeContext: stored(nodeContext) }));
-		expect(repeat.bindIdentity(0, identity('client c2 at https://api.example.com', { 0: 'B' }))).toEqual(first);
+		expect(repeat.firstIdentity(0)).toEqual(first);
 		// Another run index (the next batch of a loop) is another run: it records its own.
-		expect(NodeMemory.of(nodeRun({ nodeContext })).bindIdentity(1, identity('client c2 at https://api.example.com', {}))).toBeUndefined();
+		expect(repeat.firstIdentity(1)).toBeUndefined();
 	});
 });
 
@@ -238,7 +241,7 @@ describe('what a create sent under each key', () => {
 	it('never forgets an accepted body, and says it was accepted', () => {
 		const { memory, afterRetry } = memories();
 		memory.sending('k1', first);
-		memory.accepted('k1');
+		memory.accepted('k1', { reference: 'po_1' });
 		memory.failed('k1', 404, undefined, undefined);
 		expect(afterRetry().isAccepted('k1')).toBe(true);
 	});
@@ -246,7 +249,7 @@ describe('what a create sent under each key', () => {
 	it('does not send other values under the key of a row the API accepted: it names what changed', () => {
 		const { memory, afterRetry } = memories();
 		memory.sending('k1', first);
-		memory.accepted('k1');
+		memory.accepted('k1', { reference: 'po_1' });
 		const otherWallet = { ...retried, account_number: 'WAL-XOF-2', amount: 5500 };
 		expect(afterRetry().changesSinceAccepted('payout', 'k1', otherWallet)).toEqual([
 			{ field: 'amount', before: 5000, now: 5500 },
@@ -268,7 +271,7 @@ describe('what a create sent under each key', () => {
 	it('puts the earlier entry back after IDEMPOTENCY_CONFLICT', () => {
 		const { memory } = memories();
 		memory.sending('k1', first);
-		memory.accepted('k1');
+		memory.accepted('k1', { reference: 'po_1' });
 		const earlier = memory.snapshot('k1');
 		memory.sending('k1', { ...first, amount: 5001 });
 		memory.failed('k1', 409, undefined, earlier);
@@ -307,7 +310,7 @@ describe('what a create sent under each key', () => {
 			const { memory } = memories();
 			memory.sending('k1', first);
 			memory.failed('k1', undefined, 'no answer in execution 7', undefined);
-			memory.accepted('k1');
+			memory.accepted('k1', { reference: 'po_1' });
 			expect(memory.uncertainAttempt('k1')).toBeUndefined();
 			expect(memory.uncertainAttempt('k2')).toBeUndefined();
 			memory.sending('k3', first);
