@@ -36,7 +36,7 @@ export function build(ctx: E2eContext): CasePart {
 				const staticData = (await ctx.api.getWorkflow(id)).staticData as { global?: { moneyTriggerMemory?: { writer?: unknown } } } | undefined;
 				const stored = staticData?.global?.moneyTriggerMemory;
 				assert.match(String(stored?.writer), /:\d+$/, `the memory was not written through its toJSON: ${JSON.stringify(staticData).slice(0, 200)}`);
-				assert.equal(storedStatuses(staticData).get(event.reference), 'COMPLETED', 'the event\'s status was not saved before the answer');
+				assert.deepEqual(storedStatuses(staticData).get(event.reference), ['COMPLETED'], 'the event\'s status was not saved before the answer');
 			},
 		},
 	];

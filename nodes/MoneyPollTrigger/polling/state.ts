@@ -46,7 +46,7 @@ export interface PollState extends IDataObject {
 	/** Whether the API writes created_at without a zone designator: list bounds are then written so too (api/time.ts). */
 	zonelessTimes: boolean;
 	watch: string[];
-	statuses: Record<string, string>;
+	statuses: Record<string, string[]>;
 	referenceOrder: string[];
 }
 
@@ -94,7 +94,7 @@ export function loadState(context: IPollFunctions): PollState {
 		reversals: reversalMemory(copy.reversals),
 		zonelessTimes: copy.zonelessTimes === true,
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
-		statuses: record<string>(copy.statuses),
+		statuses: record<string[]>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
 	};
 }
