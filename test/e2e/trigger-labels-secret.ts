@@ -73,9 +73,14 @@ export function build(ctx: E2eContext): CasePart {
 
 	/** Posts an event signed (request-style, as the sandbox signs) with `secret`; its answer's status. */
 	async function postSigned(body: object, secret: string): Promise<number> {
+		return (await answerTo(body, secret)).status;
+	}
+
+	async function answerTo(body: object, secret: string): Promise<{ status: number; text: string }> {
 		const raw = JSON.stringify(body);
 		const headers = signWebhook({ url: url(), scheme: 'request-style', secret }, raw, Math.floor(Date.now() / 1000));
-		return (await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw })).status;
+		const res = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
+		return { status: res.status, text: await res.text() };
 	}
 
 	async function setWebhookSecret(webhookSecret: string): Promise<void> {
@@ -116,7 +121,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: `Money Trigger: a Webhook Secret replaced in the credential (the workflow stays published): deliveries signed with the old one are refused with 401 within ${FRESH_MS} ms and start nothing, the new one runs`,
+			name: `n8n assumption: n8n does not re-activate a published workflow when its credential changes: Money Trigger: a Webhook Secret replaced in the credential: deliveries signed with the old one are refused with 401 within ${FRESH_MS} ms and start nothing, the new one runs; emptied, the workflow stays published and refuses deliveries (401 receiver-not-configured, not 404)`,
 			async fn() {
 				await ready();
 				const oldSecret = credentialData.webhookSecret;
@@ -151,6 +156,12 @@ export function build(ctx: E2eContext): CasePart {
 						{ renewedStatus, afterRefusalStatus, ranRefused: ids.includes(afterRefusal.id) || ids.includes(refused.id), ranRenewed: ids.includes(renewed.id) },
 						{ renewedStatus: 200, afterRefusalStatus: 401, ranRefused: false, ranRenewed: true },
 					);
+					// Emptied: an activation now would fail (the trigger refuses to activate without a secret),
+					// so a re-activation would unregister the webhook (404). n8n does not re-activate.
+					await setWebhookSecret('');
+					await sleep(FRESH_MS + 500);
+					const emptied = await answerTo(event(`evt_labels_emptied_${run}`, `CH-labels-emptied-${run}`, 'COMPLETED'), newSecret);
+					assert.deepEqual({ status: emptied.status, error: JSON.parse(emptied.text || '{}').error }, { status: 401, error: 'receiver-not-configured' });
 				} finally {
 					await setWebhookSecret(oldSecret);
 				}
