@@ -18,6 +18,13 @@ import { judgeTransition, type TransitionVerdict } from '../../events/statusOrde
 
 export const REMEMBERED_TRANSACTIONS = 50_000;
 
+function forgetBatchOf(capacity: number): number {
+	return Math.floor(capacity / 50);
+}
+
+/** The most transactions the memory holds: past its capacity by a batch, it forgets down to the capacity. */
+export const MOST_REMEMBERED = REMEMBERED_TRANSACTIONS + forgetBatchOf(REMEMBERED_TRANSACTIONS);
+
 const HASH_LENGTH = 10;
 const DIGITS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 const BITS_PER_DIGIT = 6;
@@ -61,7 +68,7 @@ export class TransactionStatuses {
 	private readonly forgetBatch: number;
 
 	constructor(private readonly capacity = REMEMBERED_TRANSACTIONS) {
-		this.forgetBatch = Math.floor(capacity / 50);
+		this.forgetBatch = forgetBatchOf(capacity);
 	}
 
 	get size(): number {
@@ -153,7 +160,7 @@ export class TransactionStatuses {
 			emit(place);
 		});
 		this.records = records.join('');
-		this.forgetBeyond(this.capacity);
+		this.forgetPastBatch();
 	}
 
 	private get recordLength(): number {
@@ -186,18 +193,20 @@ export class TransactionStatuses {
 	}
 
 	/**
-	 * The transaction moves to the most recently changed end. Past the capacity (and a batch), the
-	 * least recently changed are forgotten down to the capacity: at least `capacity` are always kept.
+	 * The transaction moves to the most recently changed end. Past the capacity and a batch, the
+	 * least recently changed are forgotten down to the capacity: at least `capacity` are always kept,
+	 * and never more than `capacity + forgetBatch`.
 	 */
 	private set(hash: string, labelSet: string): void {
 		this.remove(hash);
 		this.sets.set(hash, labelSet);
 		this.records += hash + labelSet;
-		if (this.sets.size > this.capacity + this.forgetBatch) this.forgetBeyond(this.capacity);
+		this.forgetPastBatch();
 	}
 
-	private forgetBeyond(count: number): void {
-		const excess = this.sets.size - count;
+	private forgetPastBatch(): void {
+		if (this.sets.size <= this.capacity + this.forgetBatch) return;
+		const excess = this.sets.size - this.capacity;
 		if (excess <= 0) return;
 		const length = this.recordLength;
 		for (let at = 0; at < excess * length; at += length) this.sets.delete(this.records.slice(at, at + HASH_LENGTH));

@@ -1,4 +1,4 @@
-import { REMEMBERED_TRANSACTIONS, transactionHash, TransactionStatuses } from '../../../nodes/MoneyTrigger/memory/statuses';
+import { MOST_REMEMBERED, REMEMBERED_TRANSACTIONS, transactionHash, TransactionStatuses } from '../../../nodes/MoneyTrigger/memory/statuses';
 
 const tx = (index: number) => transactionHash(`charge:CH-${index}`);
 
@@ -136,6 +136,21 @@ describe('TransactionStatuses: every status label of each recent transaction, co
 		expect(memory.judge(tx(1001), 'COMPLETED')).toBe('duplicate');
 		memory.advance(tx(0), 'COMPLETED');
 		expect(memory.size).toBe(REMEMBERED_TRANSACTIONS + 1);
+	});
+
+	it('holds at most 51,000: a copy of that many is taken in whole, one past it is cut to the capacity like its own records', () => {
+		expect(MOST_REMEMBERED).toBe(51_000);
+		const copy = (count: number) => {
+			const full = new TransactionStatuses(count);
+			for (let index = 0; index < count; index++) full.advance(tx(index), 'COMPLETED');
+			return full.stored;
+		};
+		const largest = new TransactionStatuses(100);
+		largest.merge(copy(102));
+		expect(largest.size).toBe(102);
+		const past = new TransactionStatuses(100);
+		past.merge(copy(103));
+		expect({ size: past.size, oldest: order(past)[0] }).toEqual({ size: 100, oldest: tx(3) });
 	});
 
 	it('takes in a stored copy whole when it knows nothing yet (a restart), also one whose labels are in another order, and one that holds a transaction twice', () => {
