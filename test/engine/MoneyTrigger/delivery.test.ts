@@ -421,8 +421,8 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const first = await open();
 		expect((await post(first, event('evt_old_node'))).status).toBe(200);
 		const stored = first.workflowStaticData;
-		const oldMemory = stored.global.moneyTriggerMemory.nodes[first.node.id] as string;
-		expect(oldMemory.length).toBe(11);
+		const oldMemory = stored.global.moneyTriggerMemory.nodes[first.node.id] as { records: string };
+		expect(oldMemory.records.length).toBe(11);
 		// The same workflow row, its trigger node replaced by a new one (a new node id), in a new process.
 		stored.global.moneyTriggerMemory = { writer: 'another-process:1', nodes: { 'replaced-node-id': oldMemory } };
 		const replaced = await open(new WebhookHarness(suite.engine, { downstream: true, parameters: { resources: [], statuses: [] } }, { node: { ...first.node, id: 'new-node-id' }, storedStaticData: JSON.stringify(stored) }));

@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { knownStatuses, lastKnownStatus, rememberStatus } from '../../../nodes/events/memory';
 
 describe('statuses kept in a trigger\'s state', () => {
-	it('keeps the last status per reference with a cap, least recently updated evicted first', () => {
+	it('keeps the statuses per reference with a cap, least recently updated evicted first', () => {
 		const state: IDataObject = {};
 		rememberStatus(state, 'charge', 'a', 'PENDING', 3);
 		rememberStatus(state, 'charge', 'b', 'PENDING', 3);
