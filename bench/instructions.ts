@@ -18,6 +18,7 @@ import path from 'node:path';
 
 import { nextMessage, SandboxProcess } from './processes';
 import type { ChildMessage, InstructionJob } from './instructions-child';
+import { type Counted, engineWorkOf, totalOf } from './callgrind';
 import { median } from './stats';
 import { ENGINE_VARIANTS, type EngineVariant } from './variants';
 
@@ -40,31 +41,12 @@ function monitor(pid: number, command: string): Promise<void> {
 	});
 }
 
-/**
- * Work of V8 itself that lands in whichever round it happens to fall: optimising compilation,
- * deoptimisation and garbage collection (inclusive counts of their entry points).
- */
-const ENGINE_WORK = ['v8::internal::Runtime_CompileOptimized(', 'v8::internal::Runtime_NotifyDeoptimized(', 'v8::internal::Heap::CollectGarbage('];
-
-interface Counted {
-	total: number;
-	/** The total without ENGINE_WORK: the instructions the calls themselves ran. */
-	calls: number;
-}
-
 function countsOf(file: string): Promise<Counted> {
-	const totals = /^(?:summary|totals):\s*(\d+)/m.exec(readFileSync(file, 'utf8'));
-	if (!totals) throw new Error(`no totals in ${file}`);
-	const total = Number(totals[1]);
+	const total = totalOf(readFileSync(file, 'utf8'));
 	return new Promise((resolve, reject) => {
 		execFile('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { maxBuffer: 256 * 1024 * 1024 }, (error, stdout) => {
 			if (error) return reject(error);
-			let engine = 0;
-			for (const line of stdout.split('\n')) {
-				const match = /^\s*([\d,]+) \([^)]*\)\s+\?\?\?:(.*)$/.exec(line);
-				if (match && ENGINE_WORK.some((name) => match[2].startsWith(name))) engine += Number(match[1].replace(/,/g, ''));
-			}
-			resolve({ total, calls: total - engine });
+			resolve({ total, calls: total - engineWorkOf(stdout) });
 		});
 	});
 }
