@@ -2,12 +2,15 @@
  * Instructions per call of the per-call variants, counted by valgrind's callgrind: user-space
  * instructions of the whole n8n process (every thread), which other work on a shared machine does
  * not change the way it changes CPU time.
- * `npx ts-node --transpile-only bench/instructions.ts [node,helper,http,node8] [--calls=400] [--runs=5] [--warm-up=300]`
- * (build first). One child under callgrind loads the engine and warms every variant up; then, round
- * by round (the order rotating), after a full garbage collection the counters are zeroed, one variant runs `calls` Charge Gets and
- * the counters are dumped. The figure leaves out V8's own work that falls in whichever round it
- * happens to (optimising compilation, deoptimisation, garbage collection: ENGINE_WORK), and prints
- * the total beside it. Ratios are taken within a round, to the first variant named. Dumps stay in
+ * `npx ts-node --transpile-only bench/instructions.ts [node,helper,http,...] [--calls=150] [--runs=5] [--warm-up=150]`
+ * (build first; variants in bench/variants.ts). One child under callgrind loads the engine and warms
+ * every variant up; then, round by round (the order rotating), after a full garbage collection the
+ * counters are zeroed, one variant runs `calls` Charge Gets and the counters are dumped. The figure
+ * leaves out V8's own work that falls in whichever round it happens to (optimising compilation,
+ * deoptimisation, garbage collection: ENGINE_WORK in callgrind.ts) and prints the total beside it.
+ * Ratios are taken within a round, to the first variant named. Under callgrind n8n runs some 50
+ * times slower: at 400 calls a round, the HTTP Request node's requests (all started at once) ended
+ * in a token request the sandbox answered 408; 150 a round run through. Dumps stay in
  * bench/results/callgrind/ for callgrind_annotate.
  */
 import './env';
@@ -55,9 +58,9 @@ async function main(): Promise<void> {
 	const argv = process.argv.slice(2);
 	const variants = (argv.find((arg) => !arg.startsWith('--'))?.split(',') ?? ['node', 'helper', 'http']) as EngineVariant[];
 	for (const variant of variants) if (!ENGINE_VARIANTS.includes(variant)) throw new Error(`unknown variant ${variant}; known: ${ENGINE_VARIANTS.join(', ')}`);
-	const calls = option(argv, 'calls', 400);
+	const calls = option(argv, 'calls', 150);
 	const runs = option(argv, 'runs', 5);
-	const warmUpCalls = option(argv, 'warm-up', 300);
+	const warmUpCalls = option(argv, 'warm-up', 150);
 	rmSync(DIRECTORY, { recursive: true, force: true });
 	mkdirSync(DIRECTORY, { recursive: true });
 	const outFile = path.join(DIRECTORY, 'child.callgrind');
