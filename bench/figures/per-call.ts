@@ -189,6 +189,11 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 			baseline: 'CPU time per call of the HTTP Request node',
 			note: 'figure 3 in CPU time',
 		}),
+		figure('per_call_8_in_flight_cpu_vs_http_request_node', 'x', cpuPerRound('node8', 'http'), {
+			ratio: identity,
+			baseline: 'CPU time per call of the HTTP Request node (which sends every item at once)',
+			note: 'Money node with options.concurrency = 8, in CPU time',
+		}),
 		figure('per_call_cpu_vs_http_request_node_sequential', 'x', cpuPerRound('node', 'httpSequential'), {
 			ratio: identity,
 			baseline: 'CPU time per call of the HTTP Request node sending one request at a time (Batching: 1 item per batch, 1 ms apart)',
