@@ -84,7 +84,7 @@ export function reach(graph: ImportGraph, start: string, options: { withoutDescr
 	return { files, lines };
 }
 
-export const PAYOUT_CREATE = 'nodes/Money/actions/payout/create.operation.ts';
+export const PAYOUT_CREATE = 'nodes/Money/actions/payment/create.operation.ts';
 
 if (require.main === module) {
 	const graph = importGraph();

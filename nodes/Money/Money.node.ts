@@ -3,8 +3,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/values';
 import * as account from './actions/account';
-import * as charge from './actions/charge';
-import * as payout from './actions/payout';
+import * as payment from './actions/payment';
 import { router } from './actions/router';
 import { paceHints } from './descriptions/preview';
 import { configuredOutputs } from './outputs';
@@ -41,8 +40,8 @@ export class Money implements INodeType {
 				default: 'charge',
 			},
 			...account.description,
-			...charge.description,
-			...payout.description,
+			...payment.description('charge'),
+			...payment.description('payout'),
 			...transaction.description,
 		],
 	};

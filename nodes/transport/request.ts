@@ -97,7 +97,7 @@ export async function waitUnlessCancelled(ms: number, signal: AbortSignal | unde
 }
 
 /**
- * What a 2xx must be to count as the Money API's answer (docs/decisions.md#d7): a JSON object
+ * What a 2xx must be to count as the Money API's answer (docs/decisions.md#d13): a JSON object
  * that is not `success: false`, with what the specification gives for the route: a create's
  * acknowledgement its `reference`, a charge or payout its `data`, a list `data` and `pagination`,
  * transaction details their `reference`, the account its `account`. Anything else (a proxy's web

@@ -1,4 +1,4 @@
-import type { AllEntities, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { AllEntities, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import type { ItemRun } from '../helpers/create/run';
 
@@ -14,18 +14,15 @@ export type MoneyType = AllEntities<MoneyMap>;
 
 /** An operation run item by item: reads. */
 export interface OperationModule {
-	description: INodeProperties[];
 	execute: (this: IExecuteFunctions, itemIndex: number) => Promise<INodeExecutionData[]>;
 }
 
 /** An operation prepared over all input items before any request, then run item by item: creates. */
 export interface RunOperationModule {
-	description: INodeProperties[];
 	start: (this: IExecuteFunctions) => Promise<ItemRun>;
 }
 
 /** An operation that takes all input items at once and returns one array per output (Reconcile). */
 export interface BatchOperationModule {
-	description: INodeProperties[];
 	executeBatch: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 }

@@ -7,8 +7,7 @@ import { runBounded } from '../helpers/bounded';
 import type { ItemRun } from '../helpers/create/run';
 import * as account from './account';
 import { cancelledBeforeStart, endCancelledRun } from './cancelled';
-import * as charge from './charge';
-import * as payout from './payout';
+import * as payment from './payment';
 import * as transaction from './transaction';
 import type { BatchOperationModule, MoneyType, OperationModule, RunOperationModule } from './node.type';
 
@@ -18,8 +17,8 @@ type OperationTable = { [R in MoneyType['resource']]: Record<Extract<MoneyType, 
 /** Every operation of every resource: a missing or unknown one is a type error. */
 export const OPERATIONS: OperationTable = {
 	account: { get: account.get },
-	charge: { create: charge.create, get: charge.get, getAll: charge.getAll, reconcile: charge.reconcile },
-	payout: { create: payout.create, get: payout.get, getAll: payout.getAll, reconcile: payout.reconcile },
+	charge: { create: payment.create, get: payment.get, getAll: payment.getAll, reconcile: payment.reconcile },
+	payout: { create: payment.create, get: payment.get, getAll: payment.getAll, reconcile: payment.reconcile },
 	transaction: { get: transaction.get },
 };
 

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 
 import { DEFAULT_RETRY_POLICY } from '../../transport/failures';
 
@@ -69,4 +69,17 @@ export function optionsCollection(options: INodeProperties[]): INodeProperties {
 /** Options of a collection listed alphabetically, as n8n's own nodes list them. */
 export function byDisplayName(options: INodeProperties[]): INodeProperties[] {
 	return [...options].sort((a, b) => a.displayName.localeCompare(b.displayName, 'en'));
+}
+
+/** The Operation parameter of a resource. */
+export function operationField(resource: string, defaultOperation: string, options: INodePropertyOptions[]): INodeProperties {
+	return {
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: [resource] } },
+		options,
+		default: defaultOperation,
+	};
 }

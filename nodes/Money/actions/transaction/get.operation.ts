@@ -1,11 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { itemRoute } from '../../../api/values';
 import { optionsCollection, readOptions, simplifyField } from '../../descriptions/options';
 import { readOne, requiredReference } from '../../helpers/read/readOne';
-import { simplifyTransaction, withoutEnvelopeFlags } from '../../helpers/simplify';
-import { callSettingsOf } from '../../../transport/request';
+import { simplifyTransaction } from '../../helpers/simplify';
 
 export const description: INodeProperties[] = updateDisplayOptions({ show: { resource: ['transaction'], operation: ['get'] } }, [
 	{
@@ -23,8 +22,5 @@ export const description: INodeProperties[] = updateDisplayOptions({ show: { res
 /** The details of one transaction the merchant is party to, by payment ID or unique ID. */
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const transactionId = requiredReference.call(this, { name: 'transactionId', displayName: 'Transaction ID', field: 'id' }, itemIndex);
-	const settings = callSettingsOf(this.getNodeParameter('options', itemIndex, {}) as IDataObject);
-	const details = withoutEnvelopeFlags(await readOne.call(this, itemRoute('transactionDetails', transactionId), itemIndex, settings));
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-	return [{ json: simplify ? simplifyTransaction(details) : details, pairedItem: { item: itemIndex } }];
+	return await readOne.call(this, itemRoute('transactionDetails', transactionId), itemIndex, simplifyTransaction);
 }

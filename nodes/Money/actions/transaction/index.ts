@@ -1,25 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { operationField } from '../../descriptions/options';
 import * as get from './get.operation';
 
 export { get };
 
 export const description: INodeProperties[] = [
-	{
-		displayName: 'Operation',
-		name: 'operation',
-		type: 'options',
-		noDataExpression: true,
-		displayOptions: { show: { resource: ['transaction'] } },
-		options: [
-			{
-				name: 'Get',
-				value: 'get',
-				description: 'Get the details of a transaction by payment ID or unique ID',
-				action: 'Get transaction details',
-			},
-		],
-		default: 'get',
-	},
+	operationField('transaction', 'get', [
+		{ name: 'Get', value: 'get', description: 'Get the details of a transaction by payment ID or unique ID', action: 'Get transaction details' },
+	]),
 	...get.description,
 ];

@@ -1,10 +1,9 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { moneyApiRequest } from '../../../transport/request';
-import type { CallSettings } from '../../../transport/request';
+import { isObject } from '../../../transport/failures';
+import { callSettingsOf, moneyApiRequest } from '../../../transport/request';
+import { withoutEnvelopeFlags } from '../simplify';
 import { fieldError, validateReference } from '../validation';
-
-/** Reading one record (a charge, payout, transaction or the account) for one item. */
 
 /** A required reference parameter, trimmed; a missing one stops the item naming the parameter and the API field. */
 export function requiredReference(
@@ -19,12 +18,14 @@ export function requiredReference(
 	return reference;
 }
 
-/** GET one route with the item's retry and timeout options; the answer's body as the API sent it. */
-export async function readOne(
-	this: IExecuteFunctions,
-	route: string,
-	itemIndex: number,
-	settings: CallSettings,
-): Promise<IDataObject> {
-	return await moneyApiRequest.call(this, 'GET', route, { itemIndex, retry: settings.retry, timeoutMs: settings.timeoutMs });
+/**
+ * One record (a charge, payout, transaction or the account) for one item: GET `route` with the
+ * item's Options; the record (a charge's or payout's `data`, else the flat answer without its
+ * envelope flags), simplified while Simplify is on.
+ */
+export async function readOne(this: IExecuteFunctions, route: string, itemIndex: number, simplify: (record: IDataObject) => IDataObject): Promise<INodeExecutionData[]> {
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const answer = await moneyApiRequest.call(this, 'GET', route, { itemIndex, ...callSettingsOf(options) });
+	const record = isObject(answer.data) ? answer.data : withoutEnvelopeFlags(answer);
+	return [{ json: this.getNodeParameter('simplify', itemIndex, true) === false ? record : simplify(record), pairedItem: { item: itemIndex } }];
 }

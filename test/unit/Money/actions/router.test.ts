@@ -1,9 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 
 import * as account from '../../../../nodes/Money/actions/account';
-import * as charge from '../../../../nodes/Money/actions/charge';
 import type { OperationModule, RunOperationModule } from '../../../../nodes/Money/actions/node.type';
-import * as payout from '../../../../nodes/Money/actions/payout';
+import * as payment from '../../../../nodes/Money/actions/payment';
 import { OPERATIONS, router } from '../../../../nodes/Money/actions/router';
 import * as transaction from '../../../../nodes/Money/actions/transaction';
 import type { ItemRun } from '../../../../nodes/Money/helpers/create/run';
@@ -11,7 +10,7 @@ import { Money } from '../../../../nodes/Money/Money.node';
 import { cancelledError, errorItemJson, type NodeError, notSent } from '../../../../nodes/transport/errors';
 import { parameter, values } from '../../support/properties';
 
-const RESOURCE_MODULES: Record<string, object> = { account, charge, payout, transaction };
+const RESOURCE_MODULES: Record<string, object> = { account, charge: payment, payout: payment, transaction };
 const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
 
 /** `resource.operation` for every operation the Money node's description offers. */
@@ -123,7 +122,7 @@ describe('a create run in the router', () => {
 			failedJson: (itemIndex, error) => ({ outcome: 'failed', failedItem: itemIndex, error: error.message }),
 			finish: () => events.push('finish'),
 		};
-		const start = jest.spyOn(charge.create, 'start').mockImplementation(async () => {
+		const start = jest.spyOn(payment.create, 'start').mockImplementation(async () => {
 			events.push('start');
 			return run;
 		});
@@ -139,7 +138,7 @@ describe('a create run in the router', () => {
 
 	it('fails the node at the first failed item without Continue On Fail, and does not finish', async () => {
 		const finish = jest.fn();
-		jest.spyOn(charge.create, 'start').mockResolvedValue({
+		jest.spyOn(payment.create, 'start').mockResolvedValue({
 			execute: async (itemIndex) => {
 				if (itemIndex === 1) throw new Error('refused');
 				return [{ json: { itemIndex } }];
@@ -162,7 +161,7 @@ describe('Money router in a cancelled execution', () => {
 			if (itemOutcome === 'created') return [{ json: { itemIndex, outcome: 'created', final_status_reached: false, wait_cancelled: true } }];
 			throw cancelledError(node, 'waiting for the velocity limit', { itemIndex, attempted: false });
 		});
-		replaceItems(payout.create, spy);
+		replaceItems(payment.create, spy);
 		return { signal: controller.signal, spy };
 	}
 
@@ -187,7 +186,7 @@ describe('Money router in a cancelled execution', () => {
 
 	it('names the items cut off while under way', async () => {
 		const controller = new AbortController();
-		replaceItems(payout.create, async (itemIndex: number) => {
+		replaceItems(payment.create, async (itemIndex: number) => {
 			controller.abort();
 			throw cancelledError(node, 'under way', { itemIndex, attempted: true });
 		});
@@ -199,7 +198,7 @@ describe('Money router in a cancelled execution', () => {
 	it('a run begun after the stop (a Retry On Fail try) sends nothing and claims nothing about the items', async () => {
 		const controller = new AbortController();
 		controller.abort();
-		const spy = jest.spyOn(payout.create, 'start');
+		const spy = jest.spyOn(payment.create, 'start');
 		await expect(router.call(execution('payout', 'create', 3, 1, { signal: controller.signal, continueOnFail: true }))).rejects.toMatchObject({
 			message: expect.stringContaining('before this run of the node began; nothing was sent in it'),
 			context: { cancelled: true },
@@ -209,7 +208,7 @@ describe('Money router in a cancelled execution', () => {
 
 	it('starts no further concurrent get once cancelled', async () => {
 		const controller = new AbortController();
-		const spy = jest.spyOn(charge.get, 'execute').mockImplementation(async (itemIndex: number) => {
+		const spy = jest.spyOn(payment.get, 'execute').mockImplementation(async (itemIndex: number) => {
 			if (itemIndex === 1) controller.abort();
 			await new Promise((resolve) => setTimeout(resolve, 5));
 			return [{ json: { itemIndex } }];
