@@ -73,18 +73,18 @@ export function build(ctx: E2eContext): CasePart {
 	function approvalWorkflow(key: string, cred: CredentialRef) {
 		const start = webhookStart(`approve-${key}`);
 		starts[key] = start.path;
-		const create = (preview: boolean, options: Record<string, unknown>) =>
+		const create = (options: Record<string, unknown>) =>
 			money.create('payout', { amount: '={{ $json.amount }}', identifier: '={{ $json.identifier }}', businessReference: '={{ $json.ref }}', options: { maxRetries: 0, ...options } });
 		const nodes: WorkflowNode[] = [
 			start.node,
 			httpGet('Read the sheet', '={{ $json.body.sheet }}'),
 			splitOut('One item per row'),
-			node.money(PREVIEW, { ...create(true, {}), preview: true }, { cred }),
+			node.money(PREVIEW, { ...create({}), preview: true }, { cred }),
 			{ ...node.set(REQUEST, { plan_id: `={{ $('${PREVIEW}').first().json.plan_id }}`, approve_url: '={{ $execution.resumeUrl }}' }), executeOnce: true },
 			{ name: 'Wait for approval', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { resume: 'webhook', options: {} }, webhookId: crypto.randomUUID() },
 			httpGet('Read the sheet again', "={{ $('Start run').first().json.body.sheet }}"),
 			splitOut('One item per row, again'),
-			node.money(PAY, { ...create(false, { approvedPlan: `={{ $('${PREVIEW}').first().json.plan_id }}` }), preview: false }, { cred }),
+			node.money(PAY, { ...create({ approvedPlan: `={{ $('${PREVIEW}').first().json.plan_id }}` }), preview: false }, { cred }),
 		];
 		return wf(key, `e2e payout sheet approved on a Wait node, then paid with Approved Plan (${key})`, nodes);
 	}
