@@ -20,6 +20,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import * as approval from '../test/e2e/approval';
 import * as cancel from '../test/e2e/cancel';
 import * as cases from '../test/e2e/cases';
 import * as clientChanges from '../test/e2e/client-changes';
@@ -62,7 +63,7 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /** The check modules, in the order they run (cases.ts ends with its token count). */
-const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle, pollTrigger, completeReads];
+const CASE_MODULES = [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, approval, triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle, pollTrigger, completeReads];
 /**
  * The sandbox's clients with 8-digit PINs: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.

@@ -215,6 +215,15 @@ const toolModeFields = (resource: TransactionResource, moveVerb: string): INodeP
  */
 const payoutRunOptions: INodeProperties[] = [
 	{
+		displayName: 'Approved Plan',
+		name: 'approvedPlan',
+		type: 'string',
+		default: '',
+		placeholder: "e.g. {{ $('Preview payouts').first().json.plan_id }}",
+		description:
+			'The plan ID of the preview a person approved (Preview Only gives it above its output and on each item). Before any payout the run computes its own plan: when a row was added, removed or changed since, or the credential goes to another API client, the whole run is refused and nothing is sent. Every row needs a Business Reference. A Retry keeps the approval.',
+	},
+	{
 		displayName: 'Check Balance First',
 		name: 'checkBalanceFirst',
 		type: 'boolean',

@@ -136,6 +136,7 @@ describe('Preview Only', () => {
 			'Money charge preview, nothing was sent: 1 of 2 rows would be sent, 1 refused (item 2)',
 			'Money charge preview: the rows that would be sent total 2500 XOF',
 			'Charges are not paced by the node: the run takes as long as its requests',
+			expect.stringMatching(/^Money charge preview: plan plan-[0-9a-f]{40}, 2 rows to the Money API client \S+ at http:\/\/127\.0\.0\.1:\d+$/),
 		]);
 	});
 

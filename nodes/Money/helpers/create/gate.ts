@@ -22,7 +22,7 @@ type Refusal = (itemIndex: number) => NodeError;
 const LISTED = 8;
 
 /** "item 2", "items 1, 2 and 3", "items 1, 2, 3, 4, 5, 6 and 94 more" (1-based). */
-function itemList(indices: number[]): string {
+export function itemList(indices: number[]): string {
 	const numbers = indices.map((index) => String(index + 1));
 	if (numbers.length === 1) return `item ${numbers[0]}`;
 	if (numbers.length > LISTED) return `items ${numbers.slice(0, LISTED - 2).join(', ')} and ${numbers.length - LISTED + 2} more`;
@@ -196,8 +196,9 @@ export class Gate {
 
 	/**
 	 * `client`: the API client the run sends to; `failure`: why the run cannot start (its credential
-	 * or its Options could not be read), which every row then gets. The run's identity is compared
-	 * with the first run of its run index now, and recorded when the run first sends (`bind`).
+	 * or its Options could not be read, its plan is not the approved one), which every row then gets.
+	 * The run's identity (with `approvedPlan`) is compared with the first run of its run index now,
+	 * and recorded when the run first sends (`bind`).
 	 */
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -207,6 +208,7 @@ export class Gate {
 		client: string,
 		failure: NodeError | undefined,
 		private readonly replaysLostRun: boolean,
+		approvedPlan?: string,
 	) {
 		if (failure) {
 			this.runRefusal = () => failure;
@@ -214,7 +216,7 @@ export class Gate {
 		}
 		const references: RunIdentity['references'] = {};
 		for (const row of rows) if (row.reference.kind !== 'unreadable') references[row.itemIndex] = row.businessReference || null;
-		this.identity = { client, references };
+		this.identity = { client, references, ...(approvedPlan ? { approvedPlan } : {}) };
 		this.runRefusal = identityRefusal(context, resource, memory.firstIdentity(this.runIndex), this.identity);
 		this.referencesRefusal = referencesRefusal(context, resource, rows);
 	}

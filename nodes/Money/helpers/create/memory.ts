@@ -16,10 +16,12 @@ const MEMORY_KEY = 'money';
 const DERIVATION_LABEL = 'n8n-nodes-money/idempotency/v1';
 const DOCUMENT_DIGEST_FIELD = 'ref_document_sha256';
 
-/** What a run of the node is for the Money API: the client it sends to and each row's Business Reference (null: none), by item index. */
+/** What a run of the node is for the Money API: the client it sends to, each row's Business Reference (null: none) by item index, its approved plan. */
 export interface RunIdentity {
 	client: string;
 	references: Record<string, string | null>;
+	/** The plan the run was approved as (Approved Plan, helpers/create/plan.ts). */
+	approvedPlan?: string;
 }
 
 /** What was sent under a key: the body without the PIN (a document replaced by its digest), and what became of it. */

@@ -3,8 +3,9 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { TransactionResource } from '../../../api/values';
 import { moneyApiError, type NodeError } from '../../../transport/errors';
 import type { MoneyApiAnswer } from '../../../transport/request';
-import { debitsWallet, requiredReferenceRefusal, type WalletBalance } from './gate';
+import { debitsWallet, itemList, requiredReferenceRefusal, type WalletBalance } from './gate';
 import { durationText, type PacingSettings, VelocityPacer } from './pacing';
+import type { Plan } from './plan';
 import type { CreateRow } from './rows';
 
 /**
@@ -40,6 +41,7 @@ export class Preview {
 		private readonly wallet: WalletBalance | string | undefined,
 		/** A default key is the real run's only when the execution's memory held its anchor before the preview (a Retry). */
 		private readonly defaultKeysKnown: boolean,
+		private readonly plan: Plan,
 	) {
 		this.window = new VelocityPacer({ ...settings.velocity });
 		this.available = typeof wallet === 'object' ? wallet.value : undefined;
@@ -121,7 +123,18 @@ export class Preview {
 		const again = replayed > 0 ? ` (${replayed} of them made before in this execution: answered from the API's record, they move nothing)` : '';
 		const sent = rows.filter((row) => row.wouldSend).length;
 		const counts = `Money ${resource} preview, nothing was sent: ${sent} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed})` : ''}${stop}`;
-		return [counts, this.totalsLine(), this.durationLine()];
+		return [counts, this.totalsLine(), this.durationLine(), this.planLine()];
+	}
+
+	/** The plan a person approves: its id, its rows and API client, how the paying node pays only it. */
+	private planLine(): string {
+		const { id, rows, client, unreferenced } = this.plan;
+		const line = `Money ${this.resource} preview: plan ${id}, ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} to the Money API ${client}`;
+		if (this.resource !== 'payout') return line;
+		if (unreferenced.length > 0) {
+			return `${line}; a run with Approved Plan refuses this plan: ${itemList(unreferenced)} ${unreferenced.length === 1 ? 'has' : 'have'} no Business Reference`;
+		}
+		return `${line}. To pay exactly these rows once a person approves them, set Approved Plan (Options) of the paying node to {{ $('${this.context.getNode().name}').first().json.plan_id }}`;
 	}
 
 	private totalsLine(): string {

@@ -9,6 +9,7 @@ import { describeStop, Gate, walletFromAccount, type WalletBalance } from './gat
 import { apiClientOf, NodeMemory } from './memory';
 import { classifyRefusal, durationText, minimumPacedDurationMs, pacingSettings, VelocityPacer } from './pacing';
 import { pinForRequest } from './pin';
+import { approvalOf, planOf } from './plan';
 import { Preview } from './preview';
 import { type CreateRow, identityAsGiven, identityOf, readRows } from './rows';
 import { withFinalStatus } from './waitForFinal';
@@ -51,8 +52,8 @@ function mayHaveMoved(error: NodeError, earlier: string): NodeError {
 
 /**
  * A charge or payout create run. Before any request: the node's memory begun (the lost-run verdict
- * first: a Retry reads it), every row read once with its key, the gate's run-level verdicts (the
- * run's identity, its Business References, Check Balance First). Then each row as the router asks
+ * first: a Retry reads it), every row read once with its key, the run's plan and Approved Plan, the
+ * gate's run-level verdicts (the run's identity, its Business References, Check Balance First). Then each row as the router asks
  * for it: the gate, the send (paced, once under its key), the final status. Preview Only is this
  * run with a copy of the memory, a request that sends nothing and a clock that only advances.
  */
@@ -85,7 +86,9 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	memory.makeAnchor();
 	const runIndex = context.getWorkflowDataProxy(0).$thisRunIndex;
 	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex));
-	const gate = new Gate(context, resource, rows, memory, typeof client === 'string' ? client : '', typeof client === 'string' ? undefined : client, replaysLostRun);
+	const plan = planOf(resource, typeof client === 'string' ? client : '', rows, keys);
+	const approval = typeof client === 'string' ? approvalOf(context, resource, plan, rows, memory.firstIdentity(runIndex)?.approvedPlan) : {};
+	const gate = new Gate(context, resource, rows, memory, typeof client === 'string' ? client : '', typeof client === 'string' ? approval.refusal : client, replaysLostRun, approval.approved);
 	const settings = pacingSettings(resource, runOptions, credential?.data ?? {});
 	let account: Promise<WalletBalance | string> | undefined;
 	const readAccount = async () =>
@@ -94,7 +97,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			.then((answer) => walletFromAccount(answer) ?? 'the account answer carried no balance')
 			.catch((error: Error) => `the account could not be read (${error.message})`));
 	if (resource === 'payout' && settings.checkBalanceFirst && typeof previewSwitch === 'boolean') await gate.checkBalance(rows, keys, readAccount);
-	const preview = previewSwitch === true ? new Preview(context, resource, settings, resource === 'payout' ? await readAccount() : undefined, defaultKeysKnown) : undefined;
+	const preview = previewSwitch === true ? new Preview(context, resource, settings, resource === 'payout' ? await readAccount() : undefined, defaultKeysKnown, plan) : undefined;
 	const signal = cancelSignalOf(context);
 	const pacer = new VelocityPacer({ ...settings.velocity });
 	const counts = { created: 0, failed: 0, notAttempted: 0, waitedMs: 0 };
@@ -301,7 +304,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 					return preview.wouldRefuse(row, nodeError, (nodeError.context.sent as IDataObject | undefined) ?? identityAsGiven(context, resource, row));
 				};
 				const json = preview.notReached(row, identityAsGiven(context, resource, row)) ?? (await create(itemIndex).catch(refused));
-				return [{ json: { ...json, preview: true } }];
+				return [{ json: { ...json, plan_id: plan.id, plan_row: plan.rows[itemIndex], preview: true } }];
 			}
 			try {
 				const created = await create(itemIndex);
