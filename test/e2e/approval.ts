@@ -156,7 +156,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const errorOf = (execution: Execution) => String(execution.data?.resultData?.error?.message ?? '');
 	/** The errors of the rows the example's paying node sent to Failed payouts. */
-	const failedOf = (execution: Execution) => (ctx.output(execution, FAILED) || []).map((item: Json) => String(item.error));
+	const failedOf = (execution: Execution) => (ctx.output(execution, FAILED) || []).map((item: Json) => String((item.error as Json | undefined)?.message));
 
 	const setCredential = async (client: typeof info) => {
 		const res = await ctx.session.request('PATCH', `/rest/credentials/${switchable.id}`, { name: switchable.name, type: CREDENTIAL_TYPE, data: moneyCredentialFor(client, UNPACED) });

@@ -26,16 +26,16 @@ export const OPERATIONS: OperationTable = {
 const CONCURRENT_OPERATIONS = new Set(['get']);
 
 /**
- * A failed item for On Error: Continue. With "(using error output)", n8n's
- * WorkflowExecute.handleNodeErrorOutput sends to the error output only an item whose json holds
- * nothing but `error`, `message` and `details` (an item carrying `error` itself has its json replaced
- * by the message), and gives it the fields of the input row it came from: what the node says beside
- * the error goes under `details`.
+ * A failed item for On Error: Continue. With "(using error output)", n8n sends to the error output
+ * only an item whose json is `error` alone or `error` and `message` (n8n 1.x; 2.x also allows
+ * `details`), and an item carrying `error` itself has its json replaced by the message
+ * (WorkflowExecute.handleNodeErrorOutput, docs/decisions.md D14). So everything the node says goes
+ * into one `error` object: its `message` and the rest beside it. n8n adds the input row's fields.
  */
 function failedItem(context: IExecuteFunctions, json: IDataObject, itemIndex: number): INodeExecutionData {
 	if (context.getNode().onError !== 'continueErrorOutput') return { json, pairedItem: { item: itemIndex } };
 	const { error, ...details } = json;
-	return { json: { error, details }, pairedItem: { item: itemIndex } };
+	return { json: { error: { message: error, ...details } }, pairedItem: { item: itemIndex } };
 }
 
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {

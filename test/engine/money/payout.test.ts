@@ -74,11 +74,11 @@ describe('Money node against the sandbox', () => {
 			// On Error: Continue (using error output): the same items, the failures on the error output.
 			const routed = await run(parameters, { settings: { onError: 'continueErrorOutput' }, items: rows.map((json) => ({ json })) });
 			expect(routed.output('Money', 0).map((item) => item.json.business_reference)).toEqual(['ER-1']);
-			// What the node says beside the error goes under details (n8n adds the input row's fields when a node precedes it).
+			// What the node says is one error object, its message beside the rest (n8n adds the input row's fields when a node precedes it).
 			const failed = routed.output('Money', 1).map((item) => item.json);
-			expect(failed.map((item) => (item.details as IDataObject).business_reference)).toEqual(['ER-2', 'ER-3', 'ER-4']);
-			const { error, ...details } = items[1];
-			expect(failed[0]).toEqual({ error, details });
+			expect(failed.map((item) => (item.error as IDataObject).business_reference)).toEqual(['ER-2', 'ER-3', 'ER-4']);
+			const { error: message, ...details } = items[1];
+			expect(failed[0]).toEqual({ error: { message, ...details } });
 			expect(items[1]).toMatchObject({
 				business_reference: 'ER-2',
 				amount: 'abc',
