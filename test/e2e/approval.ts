@@ -151,7 +151,12 @@ export function build(ctx: E2eContext): CasePart {
 		const resume = new URL(String(request.approve_url));
 		const answer = await fetch(`${ctx.n8n.url}${resume.pathname}${resume.search}`);
 		assert.equal(answer.status, 200, `the resume URL answered HTTP ${answer.status}: ${(await answer.text()).slice(0, 200)}`);
-		return { request, done: await ctx.api.settledExecution(waiting.id, { timeoutMs: 60_000 }) };
+		// Right after the resume n8n may still show the execution as it was before the Wait node: wait for the paying node's run.
+		const done = await until(`the approval of ${key} to reach ${PAY}`, async () => {
+			const execution = await ctx.api.settledExecution(waiting.id, { timeoutMs: 60_000 });
+			return execution.data?.resultData?.runData?.[PAY] ? execution : undefined;
+		});
+		return { request, done };
 	}
 
 	const errorOf = (execution: Execution) => String(execution.data?.resultData?.error?.message ?? '');
