@@ -42,11 +42,6 @@ async function api(options: SandboxOptions = {}, rewrite?: ListRewrite, beforeLi
 	return gateway.credentialId;
 }
 
-async function listRequests(): Promise<number> {
-	const { requests } = await env.sb.control.counters();
-	return (requests.get_money_v1_payout_list ?? 0) + (requests.get_money_v1_charge_list ?? 0);
-}
-
 async function payouts(): Promise<Array<{ reference: string; amount: number; currency: string }>> {
 	return (await env.sb.control.ledger()).payouts.map((entry) => ({ reference: entry.reference, amount: Math.abs(entry.amount.value), currency: entry.amount.currency }));
 }
