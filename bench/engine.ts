@@ -108,7 +108,12 @@ export function helperWorkflow(engine: Engine): Workflow {
 	});
 }
 
-export function httpRequestNodeWorkflow(engine: Engine, info: SandboxInfo): Workflow {
+/**
+ * The HTTP Request node with the Money API credential. It starts every item's request before
+ * awaiting any; `sequential` gives it its Batching option (one item per batch, 1 ms apart), which
+ * makes it send one request at a time as the Money node does by default.
+ */
+export function httpRequestNodeWorkflow(engine: Engine, info: SandboxInfo, sequential = false): Workflow {
 	return buildWorkflow(engine, {
 		nodes: [
 			node('HTTP Request', 'n8n-nodes-base.httpRequest', 4.2, {
@@ -116,7 +121,7 @@ export function httpRequestNodeWorkflow(engine: Engine, info: SandboxInfo): Work
 				url: `=${info.baseUrl}/money/v1/charge/{{ $json.reference }}`,
 				authentication: 'predefinedCredentialType',
 				nodeCredentialType: CREDENTIAL_TYPE,
-				options: {},
+				options: sequential ? { batching: { batch: { batchSize: 1, batchInterval: 1 } } } : {},
 			}),
 		],
 	});

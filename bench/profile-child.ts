@@ -8,11 +8,12 @@ import './env';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine } from '../test/harness/engine';
 import type { SandboxInfo } from '../sandbox';
 import { createWebhookBench } from './figures/webhook';
-import { helperWorkflow, httpRequestNodeWorkflow, moneyGetWorkflow, referenceItems, runChecked } from './engine';
+import { referenceItems, runChecked } from './engine';
+import { type EngineVariant, variantWorkflow } from './variants';
 
 export interface ProfileJob {
 	info: SandboxInfo;
-	variant: 'node' | 'node8' | 'helper' | 'http' | 'webhook';
+	variant: EngineVariant | 'webhook';
 	references: string[];
 }
 
@@ -30,12 +31,7 @@ async function main(): Promise<void> {
 		process.send?.({ type: 'done', msPerCall: usPerDelivery / 1000, windowStartUs, windowEndUs }, () => process.exit(0));
 		return;
 	}
-	const [workflow, lastNode] = {
-		node: [moneyGetWorkflow(engine, 1), 'Money'] as const,
-		node8: [moneyGetWorkflow(engine, 8), 'Money'] as const,
-		helper: [helperWorkflow(engine), 'Signed GET'] as const,
-		http: [httpRequestNodeWorkflow(engine, job.info), 'HTTP Request'] as const,
-	}[job.variant];
+	const [workflow, lastNode] = variantWorkflow(engine, job.info, job.variant);
 	const items = referenceItems(job.references);
 	await runChecked(engine, workflow, lastNode, { items: items.slice(0, 200) });
 	// The profile's timestamps are microseconds on the monotonic clock process.hrtime reads.

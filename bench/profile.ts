@@ -1,5 +1,5 @@
 /**
- * CPU profile of one per-call variant: `npx ts-node --transpile-only bench/profile.ts node|node8|helper|http [items]`.
+ * CPU profile of one per-call variant: `npx ts-node --transpile-only bench/profile.ts node|node8|nodeAll|helper|http|httpSequential|webhook [items]`.
  * Runs the variant in a child under `node --cpu-prof` against a sandbox in a third process, and
  * prints the top frames by self time and the self time per package. Profiles stay in
  * bench/results/profiles/.

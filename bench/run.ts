@@ -1,8 +1,8 @@
 /**
- * `npm run bench` (builds first): every figure of issues 8, 15 and 16, one line each on stdout,
+ * `npm run bench` (builds first): every figure of issues 8, 15, 16 and 38, one line each on stdout,
  * progress on stderr, results in bench/results/. Flags: --quick (smoke run: fewer items and runs,
- * no 100k), --only=per-call,token,return-all,reconcile,webhook,sandbox,pacing,latency (a subset),
- * --runs=N (override the run count).
+ * no 100k, no real server), --only=per-call,server,token,return-all,reconcile,webhook,sandbox,pacing,latency
+ * (a subset), --runs=N (override the run count).
  */
 import './env';
 
@@ -16,6 +16,7 @@ import { latencyFigures, pacingFigures } from './figures/payout-run';
 import { perCallFigures } from './figures/per-call';
 import { reconcileFigures } from './figures/reconcile';
 import { returnAllFigures } from './figures/return-all';
+import { serverPerCallFigures } from './figures/server-per-call';
 import { tieGroupFigures } from './figures/tie-groups';
 import { sandboxFigures } from './figures/sandbox';
 import { tokenFigures } from './figures/token';
@@ -24,7 +25,7 @@ import { fetchToken } from './floor';
 import { SandboxProcess } from './processes';
 import { type FigureResult, formatLine, progress, unmeasured } from './stats';
 
-const GROUPS = ['per-call', 'token', 'return-all', 'reconcile', 'webhook', 'sandbox', 'pacing', 'latency'] as const;
+const GROUPS = ['per-call', 'server', 'token', 'return-all', 'reconcile', 'webhook', 'sandbox', 'pacing', 'latency'] as const;
 type Group = (typeof GROUPS)[number];
 
 interface Plan {
@@ -33,6 +34,7 @@ interface Plan {
 	runs: number;
 	perCallRuns: number;
 	perCallItems: number;
+	serverCalls: number;
 	tokenItems: number;
 	returnAllSizes: number[];
 	webhookDeliveries: number;
@@ -56,6 +58,7 @@ function parsePlan(argv: string[]): Plan {
 		runs,
 		perCallRuns: runsArg ? runs : quick ? 5 : 7,
 		perCallItems: quick ? 300 : 2000,
+		serverCalls: 1000,
 		tokenItems: quick ? 300 : 2000,
 		returnAllSizes: quick ? [1_000, 10_000] : [1_000, 10_000, 100_000],
 		webhookDeliveries: quick ? 500 : 2_000,
@@ -120,6 +123,10 @@ async function main(): Promise<void> {
 		}
 		await context?.sandbox.close();
 		context = undefined;
+		if (plan.groups.has('server')) {
+			if (plan.quick) report([unmeasured('server_per_call_cpu_vs_http_request_node', 'x', 'skipped by --quick (starts a real n8n)')]);
+			else report(await serverPerCallFigures({ calls: plan.serverCalls, runs: plan.perCallRuns }));
+		}
 		if (plan.groups.has('return-all')) {
 			report(await returnAllFigures({ sizes: plan.returnAllSizes, runs: plan.runs }));
 			report(await tieGroupFigures({ runs: plan.runs }));

@@ -15,7 +15,7 @@ import { chargePath, FloorClient } from '../floor';
 import { figure, type FigureResult, median, progress } from '../stats';
 import type { BenchContext } from './context';
 
-type VariantName = 'floor' | 'floorNew' | 'floor8' | 'helper' | 'node' | 'node8' | 'http' | 'code';
+type VariantName = 'floor' | 'floorNew' | 'floor8' | 'helper' | 'node' | 'node8' | 'http' | 'httpSequential' | 'code';
 
 interface Timing {
 	wallMs: number;
@@ -113,6 +113,7 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 		engineVariant(context, 'helper', helperWorkflow(context.engine), 'Signed GET', sameReference),
 		engineVariant(context, 'node', moneyGetWorkflow(context.engine, 1), 'Money', sameReference),
 		engineVariant(context, 'http', httpRequestNodeWorkflow(context.engine, context.sandbox.info), 'HTTP Request', sameReference),
+		engineVariant(context, 'httpSequential', httpRequestNodeWorkflow(context.engine, context.sandbox.info, true), 'HTTP Request', sameReference),
 		engineVariant(context, 'code', codeSigningWorkflow(context.engine, context.sandbox.info), 'HTTP Request', sameReference, true),
 		engineVariant(context, 'node8', moneyGetWorkflow(context.engine, 8), 'Money', sameReference),
 		floorVariant(context, 'floor8', 8),
@@ -125,9 +126,10 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 	progress(`per-call: warm-up (${Math.min(300, items.length)} items per variant)`);
 	for (const variant of variants) await variant.run(items.slice(0, Math.min(300, items.length)));
 
-	const samples: Record<VariantName, number[]> = { floor: [], floorNew: [], floor8: [], helper: [], node: [], node8: [], http: [], code: [] };
-	const cpuSamples: Record<VariantName, number[]> = { floor: [], floorNew: [], floor8: [], helper: [], node: [], node8: [], http: [], code: [] };
-	const eluSamples: Record<VariantName, number[]> = { floor: [], floorNew: [], floor8: [], helper: [], node: [], node8: [], http: [], code: [] };
+	const byVariant = () => Object.fromEntries(variants.map((variant) => [variant.name, [] as number[]])) as Record<VariantName, number[]>;
+	const samples = byVariant();
+	const cpuSamples = byVariant();
+	const eluSamples = byVariant();
 	for (let round = 0; round < options.runs; round++) {
 		const order = variants.map((_, index) => variants[(index + round) % variants.length]);
 		for (const variant of order) {
@@ -187,6 +189,16 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 			baseline: 'CPU time per call of the HTTP Request node',
 			note: 'figure 3 in CPU time',
 		}),
+		figure('per_call_8_in_flight_cpu_vs_http_request_node', 'x', cpuPerRound('node8', 'http'), {
+			ratio: identity,
+			baseline: 'CPU time per call of the HTTP Request node (which sends every item at once)',
+			note: 'Money node with options.concurrency = 8, in CPU time',
+		}),
+		figure('per_call_cpu_vs_http_request_node_sequential', 'x', cpuPerRound('node', 'httpSequential'), {
+			ratio: identity,
+			baseline: 'CPU time per call of the HTTP Request node sending one request at a time (Batching: 1 item per batch, 1 ms apart)',
+			note: 'the per-call work alone, both nodes in the same shape: one request in flight',
+		}),
 		figure('per_call_vs_code_node_signing', 'x', perRound('node', 'code'), {
 			ratio: identity,
 			baseline: 'Code node signing + HTTP Request node (x-api-key), in-process task-runner stand-in',
@@ -209,6 +221,7 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 		absolute('ms_per_call_money_node', 'node', 'Money node, sequential'),
 		absolute('ms_per_call_money_node_8_in_flight', 'node8', 'Money node, concurrency 8'),
 		absolute('ms_per_call_http_request_node', 'http', 'HTTP Request node, predefined credential'),
+		absolute('ms_per_call_http_request_node_sequential', 'httpSequential', 'HTTP Request node, predefined credential, one item per batch'),
 		absolute('ms_per_call_code_node_signing', 'code', 'Code node + HTTP Request node'),
 		figure('client_cpu_ms_per_call_money_node', 'ms/call', cpuSamples.node, {
 			ratio: (value) => value / median(samples.node),
@@ -220,6 +233,10 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 			baseline: 'its wall time per call',
 		}),
 		httpCpu,
+		figure('client_cpu_ms_per_call_http_request_node_sequential', 'ms/call', cpuSamples.httpSequential, {
+			ratio: (value) => value / median(samples.httpSequential),
+			baseline: 'its wall time per call',
+		}),
 		figure('client_cpu_ms_per_call_floor', 'ms/call', cpuSamples.floor, {
 			ratio: (value) => value / median(samples.floor),
 			baseline: 'its wall time per call',

@@ -10,8 +10,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import { chain, webhookIdFor } from '../../test/e2e/workflows';
-import type { PaceWorkflow } from './pace';
 
 export const MINIMAL_PACKAGE = 'n8n-nodes-minimal-trigger';
 
@@ -51,14 +49,4 @@ export function writeMinimalTrigger(directory: string): string {
 	};
 	fs.writeFileSync(path.join(directory, 'package.json'), JSON.stringify(pkg, null, 2));
 	return directory;
-}
-
-/** Minimal Trigger → No Operation. */
-export function minimalWorkflow(id: string): PaceWorkflow {
-	const webhookId = webhookIdFor(`bench ${id}`);
-	const workflow = chain(id, `bench ${id}`, [
-		{ name: 'Minimal Trigger', type: `${MINIMAL_PACKAGE}.minimalTrigger`, typeVersion: 2, parameters: {}, webhookId },
-		{ name: 'After', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} },
-	]);
-	return { workflow, path: `${webhookId}/minimal`, signed: false };
 }

@@ -10,12 +10,24 @@ import { transactionHash, TransactionStatuses } from '../../nodes/MoneyTrigger/m
 import type { WebhookTarget } from '../../sandbox/domain/webhooks';
 import { sendAll, type StreamEvent } from '../../test/e2e/deliveries';
 import { chain, moneyTriggerParams, node, webhookIdFor, type Workflow, type WorkflowNode } from '../../test/e2e/workflows';
+import { PAYOUT_STATUSES } from '../../nodes/api/values';
+import { MINIMAL_PACKAGE } from './minimal-trigger';
 
 const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
-/** The node both workflows run after their trigger. */
-function after(name: string): WorkflowNode {
-	return { name, type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} };
+/**
+ * How the workflows are built. `bench` (the figures since issue 30): a fresh workflow per round,
+ * each trigger followed by a No Operation node, the Money Trigger on COMPLETED charges. `user` (as
+ * a merchant runs it, issue 40): one workflow per trigger for the whole run, each ending in an HTTP
+ * Request node (a GET to the sandbox's control API, in its own process), the Money Trigger on
+ * every status and resource.
+ */
+export type Shape = 'bench' | 'user';
+
+/** The node every workflow runs after its trigger. */
+function after(shape: Shape, endUrl: string): WorkflowNode {
+	if (shape === 'bench') return { name: 'After', type: 'n8n-nodes-base.noOp', typeVersion: 1, parameters: {} };
+	return { name: 'After', type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters: { method: 'GET', url: endUrl, options: {} } };
 }
 
 export interface PaceWorkflow {
@@ -37,23 +49,32 @@ export function rememberedMemory(nodeId: string, count: number): Record<string, 
 	return { global: { moneyTriggerMemory: { writer: 'bench-prefill:1', nodes: { [nodeId]: statuses.stored } } } };
 }
 
-/** Money Trigger → No Operation; `remembered` preloads the trigger's memory. */
-export function moneyWorkflow(id: string, remembered = 0): PaceWorkflow {
+/** Money Trigger → the end node; `remembered` preloads the trigger's memory. */
+export function moneyWorkflow(id: string, remembered: number, shape: Shape, endUrl: string): PaceWorkflow {
 	const webhookId = webhookIdFor(`bench ${id}`);
-	const workflow = chain(id, `bench ${id}`, [
-		node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }),
-		after('After'),
-	]);
+	const filters = shape === 'bench' ? { resources: ['charge'], statuses: ['COMPLETED'] } : { resources: ['charge', 'payout'], statuses: [...PAYOUT_STATUSES] };
+	const workflow = chain(id, `bench ${id}`, [node.moneyTrigger('Money Trigger', moneyTriggerParams(filters), { webhookId }), after(shape, endUrl)]);
 	if (remembered > 0) workflow.staticData = rememberedMemory(`${id}-n0`, remembered);
 	return { workflow, path: `${webhookId}/money`, signed: true };
 }
 
-/** n8n's Webhook node (responseMode onReceived) → No Operation. */
-export function webhookNodeWorkflow(id: string): PaceWorkflow {
+/** n8n's Webhook node (responseMode onReceived) → the end node. */
+export function webhookNodeWorkflow(id: string, shape: Shape, endUrl: string): PaceWorkflow {
 	const webhookId = webhookIdFor(`bench ${id}`);
 	const path = `bench-${id}`;
-	const workflow = chain(id, `bench ${id}`, [node.webhook('Webhook', path, webhookId), after('After')]);
+	const workflow = chain(id, `bench ${id}`, [node.webhook('Webhook', path, webhookId), after(shape, endUrl)]);
 	return { workflow, path, signed: false };
+}
+
+/** The smallest community trigger → the end node; `staticData` (the Money Trigger's, to weigh n8n's own cost of its bytes) stored with it. */
+export function minimalWorkflow(id: string, shape: Shape, endUrl: string, staticData?: Record<string, unknown>): PaceWorkflow {
+	const webhookId = webhookIdFor(`bench ${id}`);
+	const workflow = chain(id, `bench ${id}`, [
+		{ name: 'Minimal Trigger', type: `${MINIMAL_PACKAGE}.minimalTrigger`, typeVersion: 2, parameters: {}, webhookId },
+		after(shape, endUrl),
+	]);
+	if (staticData) workflow.staticData = staticData;
+	return { workflow, path: `${webhookId}/minimal`, signed: false };
 }
 
 /** Every execution of a workflow (no data), newest first. */

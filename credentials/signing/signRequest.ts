@@ -14,7 +14,7 @@ export interface RequestSigningKeys {
 	authHeaders: Record<string, string>;
 }
 
-const SIGNING_HEADERS = ['authorization', 'x-api-key', 'x-timestamp', 'x-hmac-signature'];
+const SIGNING_HEADERS = new Set(['authorization', 'x-api-key', 'x-timestamp', 'x-hmac-signature']);
 const METHODS_WITHOUT_BODY = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 function joinUrl(base: string, relative: string): string {
@@ -37,6 +37,9 @@ export function serializeQuery(qs: IDataObject | undefined): string {
 	return parts.join('&');
 }
 
+/** A base URL that is only a scheme and a host (and slashes) has no gateway prefix to parse for. */
+const BASE_URL_WITHOUT_PATH = /^https?:\/\/[^/?#]*\/*$/i;
+
 function gatewayPrefix(baseUrl: URL): string {
 	return baseUrl.pathname.replace(/\/+$/, '');
 }
@@ -47,6 +50,7 @@ function gatewayPrefix(baseUrl: URL): string {
  */
 export function signedPathOf(target: URL, baseUrl: string): string {
 	const pathAndQuery = target.pathname + target.search;
+	if (BASE_URL_WITHOUT_PATH.test(baseUrl)) return pathAndQuery;
 	let base: URL;
 	try {
 		base = new URL(baseUrl);
@@ -75,19 +79,22 @@ function isPlainJsonValue(body: unknown): body is IDataObject | unknown[] {
 	return prototype === Object.prototype || prototype === null;
 }
 
-function removeHeader(headers: IDataObject, name: string): void {
-	for (const existing of Object.keys(headers)) {
-		if (existing.toLowerCase() === name) delete headers[existing];
+/**
+ * The request's headers without any it had of the four signing headers (whatever their case),
+ * then the signing headers, then a JSON content type when there is a body and none was given.
+ */
+function signedHeaders(existing: IDataObject | undefined, signing: Record<string, string>, hasBody: boolean): IDataObject {
+	const headers: IDataObject = {};
+	let hasContentType = false;
+	for (const [name, value] of Object.entries(existing ?? {})) {
+		const lower = name.toLowerCase();
+		if (SIGNING_HEADERS.has(lower)) continue;
+		if (lower === 'content-type') hasContentType = true;
+		headers[name] = value;
 	}
-}
-
-function setHeader(headers: IDataObject, name: string, value: string): void {
-	removeHeader(headers, name);
-	headers[name] = value;
-}
-
-function hasHeader(headers: IDataObject, name: string): boolean {
-	return Object.keys(headers).some((existing) => existing.toLowerCase() === name);
+	Object.assign(headers, signing);
+	if (hasBody && !hasContentType) headers['content-type'] = 'application/json';
+	return headers;
 }
 
 function resolveTarget(options: MoneyRequestOptions, baseUrl: string): { key: 'uri' | 'url'; href: string } {
@@ -129,7 +136,7 @@ export function signMoneyRequest<T extends MoneyRequestOptions>(
 	const { key, href } = resolveTarget(options, keys.baseUrl);
 
 	const target = new URL(href);
-	target.hash = '';
+	if (target.hash) target.hash = '';
 	const query = serializeQuery(options.qs as IDataObject | undefined);
 	if (query) target.search = target.search ? `${target.search}&${query}` : `?${query}`;
 	delete options.qs;
@@ -144,14 +151,11 @@ export function signMoneyRequest<T extends MoneyRequestOptions>(
 		body,
 	);
 
-	const headers: IDataObject = { ...((options.headers as IDataObject | undefined) ?? {}) };
-	for (const name of SIGNING_HEADERS) removeHeader(headers, name);
-	for (const [name, value] of Object.entries(keys.authHeaders)) setHeader(headers, name, value);
-	setHeader(headers, 'x-timestamp', timestamp);
-	setHeader(headers, 'x-hmac-signature', signature);
-	if (options.body !== undefined && !hasHeader(headers, 'content-type')) {
-		headers['content-type'] = 'application/json';
-	}
+	const headers = signedHeaders(
+		options.headers as IDataObject | undefined,
+		{ ...keys.authHeaders, 'x-timestamp': timestamp, 'x-hmac-signature': signature },
+		options.body !== undefined,
+	);
 
 	options.method = method as T['method'];
 	options.headers = headers;

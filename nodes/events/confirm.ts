@@ -5,12 +5,13 @@ import { itemRoute, TRANSACTION_RESOURCES, type TransactionResource } from '../a
 import { moneyApiRequest } from '../transport/request';
 import { envelopeOfReadResponse, resourceOfEnvelope, statusOfEnvelope } from './envelope';
 import type { MoneyEvent } from './parse';
-import { isBehind } from './statusOrder';
+import { readConfirms } from './statusOrder';
 
 /**
  * Confirm With the API: the transaction as the API returns it, read by the event's reference. A
- * read that does not show what the event reports yet (404, or an earlier status) is not a verdict:
- * the API's reads can lag its webhooks, so the sender is asked to come back (docs/webhook-memory.md).
+ * read that does not confirm what the event reports (404, or a status neither the event's nor one
+ * known to come after it) is not a verdict: the API's reads can lag its webhooks, so the sender is
+ * asked to come back (docs/webhook-memory.md).
  */
 
 export type ConfirmOutcome =
@@ -35,7 +36,7 @@ export async function confirmWithApi(context: IWebhookFunctions, event: MoneyEve
 			const envelope = envelopeOfReadResponse(response);
 			if (!envelope) return { kind: 'unavailable', reason: 'read-failed' };
 			const read = statusOfEnvelope(envelope);
-			if (read && event.status && isBehind(read, event.status)) return { kind: 'unavailable', reason: 'read-lags' };
+			if (read && !readConfirms(read, event.status)) return { kind: 'unavailable', reason: 'read-lags' };
 			return { kind: 'confirmed', envelope, resource: resourceOfEnvelope(envelope) ?? resource };
 		} catch (error) {
 			if (isNotFound(error)) continue;

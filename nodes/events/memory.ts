@@ -4,14 +4,14 @@ import type { TransactionResource } from '../api/values';
 import { isPlainObject } from './envelope';
 
 /**
- * The last status per reference kept in a trigger's state (the Poll Trigger's static data), and
+ * The statuses seen per reference kept in a trigger's state (the Poll Trigger's static data), and
  * how both triggers name a transaction. The Money Trigger keeps its memory per process and writes
  * it into every static-data save (nodes/MoneyTrigger/memory, docs/webhook-memory.md).
  */
 
-/** The last status per reference, and the references from least to most recently changed. */
+/** Every status label seen per reference, each as it came, and the references from least to most recently changed. */
 interface StatusMemory {
-	statuses: Record<string, string>;
+	statuses: Record<string, string[]>;
 	referenceOrder: string[];
 }
 
@@ -27,14 +27,21 @@ function statusMemoryOf(state: IDataObject): StatusMemory {
 	return state as unknown as StatusMemory;
 }
 
-export function lastKnownStatus(state: IDataObject, resource: TransactionResource | null, reference: string): string | undefined {
+/** The status labels seen for a transaction, in the order they came. */
+export function knownStatuses(state: IDataObject, resource: TransactionResource | null, reference: string): string[] {
 	const statuses = statusMemoryOf(state).statuses;
 	const key = referenceKey(resource, reference);
-	if (!Object.prototype.hasOwnProperty.call(statuses, key)) return undefined;
+	if (!Object.prototype.hasOwnProperty.call(statuses, key)) return [];
 	const value = statuses[key];
-	return typeof value === 'string' ? value : undefined;
+	return Array.isArray(value) ? value.filter((label) => typeof label === 'string') : [];
 }
 
+/** The status label last seen for a transaction. */
+export function lastKnownStatus(state: IDataObject, resource: TransactionResource | null, reference: string): string | undefined {
+	return knownStatuses(state, resource, reference).at(-1);
+}
+
+/** Adds a status label to those seen for a transaction, which becomes the most recently changed. */
 export function rememberStatus(
 	state: IDataObject,
 	resource: TransactionResource | null,
@@ -44,11 +51,12 @@ export function rememberStatus(
 ): void {
 	const memory = statusMemoryOf(state);
 	const key = referenceKey(resource, reference);
+	const known = knownStatuses(state, resource, reference);
 	const { statuses, referenceOrder } = memory;
 	const at = referenceOrder.indexOf(key);
 	if (at >= 0) referenceOrder.splice(at, 1);
 	referenceOrder.push(key);
-	statuses[key] = status;
+	statuses[key] = known.includes(status) ? known : [...known, status];
 	while (referenceOrder.length > cap) delete statuses[referenceOrder.shift() as string];
 	state.statuses = statuses;
 	state.referenceOrder = referenceOrder;

@@ -1,6 +1,10 @@
 import { CHARGE_STATUSES, PENDING_STATUS, REVERSED_STATUS } from '../api/values';
 
-/** The order of statuses (docs/decisions.md#d2): which status may follow which. */
+/**
+ * The order of statuses (docs/decisions.md#d2). The specification shows neither every label nor
+ * every move, so only what it does show is used: PENDING comes before any other status, and a
+ * payout's REVERSED after its COMPLETED. Any other label is a status of its own.
+ */
 
 /** Final before any reversal: COMPLETED, FAILED, CANCELLED. */
 const FINAL_STATUSES = new Set<string>(CHARGE_STATUSES.filter((status) => status !== PENDING_STATUS));
@@ -9,37 +13,25 @@ export function isFinalStatus(status: string): boolean {
 	return FINAL_STATUSES.has(status) || status === REVERSED_STATUS;
 }
 
-/**
- * PENDING, then any label outside the specification's five (one status, "other": D2), then the
- * final statuses, then REVERSED.
- */
-function statusRank(status: string): number {
-	if (status === PENDING_STATUS) return 0;
-	if (status === REVERSED_STATUS) return 3;
-	if (FINAL_STATUSES.has(status)) return 2;
-	return 1;
-}
-
 export type TransitionVerdict = 'new' | 'advance' | 'duplicate' | 'stale';
 
 /**
- * docs/decisions.md#d2: a status never goes back. Each status may move to any later one, except
- * that only COMPLETED among the final statuses may move on to REVERSED; two labels outside the five
- * are the same status.
+ * A status the transaction had already (`seen`: every label it came with, whatever came after) is a
+ * duplicate; PENDING after any other status is stale; any other status runs.
  */
-export function judgeTransition(previous: string | undefined, next: string): TransitionVerdict {
-	if (previous === undefined) return 'new';
-	const from = statusRank(previous);
-	const to = statusRank(next);
-	if (previous === next || (from === 1 && to === 1)) return 'duplicate';
-	if (to <= from || (to === 3 && from === 2 && previous !== 'COMPLETED')) return 'stale';
+export function judgeTransition(seen: readonly string[], next: string): TransitionVerdict {
+	if (seen.length === 0) return 'new';
+	if (seen.includes(next)) return 'duplicate';
+	if (next === PENDING_STATUS && seen.some((status) => status !== PENDING_STATUS)) return 'stale';
 	return 'advance';
 }
 
 /**
- * Whether a read of the transaction shows a status the event has already moved past (the read
- * lags the event: PENDING for a COMPLETED event, COMPLETED for a REVERSED one).
+ * Whether a read of the transaction confirms an event: it shows the event's status, or one known to
+ * come after it. Any other read may lag the event (the API's reads can lag its webhooks).
  */
-export function isBehind(readStatus: string, eventStatus: string): boolean {
-	return statusRank(readStatus) < statusRank(eventStatus);
+export function readConfirms(readStatus: string, eventStatus: string): boolean {
+	if (readStatus === eventStatus) return true;
+	if (eventStatus === PENDING_STATUS) return true;
+	return eventStatus === 'COMPLETED' && readStatus === REVERSED_STATUS;
 }

@@ -135,7 +135,7 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 	const first = await Promise.all(webhooks.map((process, index) => send(ctx, process.url, trigger.path, share(burst, index), Math.min(IN_FLIGHT_PER_PROCESS, events))));
 	const before = await everyEventRan(ctx, trigger.id, burst);
 	const stored = storedStatuses((await ctx.api.getWorkflow(trigger.id)).staticData);
-	const missing = burst.filter((event) => stored.get(event.reference) !== 'COMPLETED').length;
+	const missing = burst.filter((event) => !stored.get(event.reference)?.includes('COMPLETED')).length;
 
 	for (let index = 0; index < webhooks.length; index++) webhooks[index] = await restartWebhook(ctx, webhooks[index]);
 	for (const process of webhooks) await registered(`${process.url}${trigger.path}`);

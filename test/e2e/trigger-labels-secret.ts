@@ -1,5 +1,5 @@
 /**
- * Money Trigger in a real n8n server: a status label outside the specification's five
+ * Money Trigger in a real n8n server: every status of a transaction, each label as it came
  * (docs/decisions.md D2), and a Webhook Secret replaced in the credential while the workflow stays
  * published (docs/webhook-memory.md, "Forged deliveries").
  */
@@ -73,9 +73,14 @@ export function build(ctx: E2eContext): CasePart {
 
 	/** Posts an event signed (request-style, as the sandbox signs) with `secret`; its answer's status. */
 	async function postSigned(body: object, secret: string): Promise<number> {
+		return (await answerTo(body, secret)).status;
+	}
+
+	async function answerTo(body: object, secret: string): Promise<{ status: number; text: string }> {
 		const raw = JSON.stringify(body);
 		const headers = signWebhook({ url: url(), scheme: 'request-style', secret }, raw, Math.floor(Date.now() / 1000));
-		return (await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw })).status;
+		const res = await fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
+		return { status: res.status, text: await res.text() };
 	}
 
 	async function setWebhookSecret(webhookSecret: string): Promise<void> {
@@ -89,21 +94,34 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
-			name: 'Money Trigger: a status label outside the five (SUCCESSFUL) after PENDING, then both redelivered: each event of the charge runs once (the label ranks after PENDING)',
+			name: 'Money Trigger: every status of a transaction runs once, each label as it came (PROCESSING, SUCCESSFUL, REFUNDED; COMPLETED then REFUNDED); an exact repeat and a PENDING after a final status do not',
 			async fn() {
 				await ready();
-				const reference = `CH-labels-other-${run}`;
-				const pending = event(`evt_labels_pending_${run}`, reference, 'PENDING');
-				const successful = event(`evt_labels_successful_${run}`, reference, 'SUCCESSFUL');
+				const labels = `CH-labels-other-${run}`;
+				const refunded = `CH-labels-refunded-${run}`;
+				const processing = event(`evt_labels_processing_${run}`, labels, 'PROCESSING');
+				const successful = event(`evt_labels_successful_${run}`, labels, 'SUCCESSFUL');
+				const refund = event(`evt_labels_refunded_${run}`, labels, 'REFUNDED');
+				const completed = event(`evt_labels_completed_${run}`, refunded, 'COMPLETED');
+				const refundAfterCompleted = event(`evt_labels_refund_after_completed_${run}`, refunded, 'REFUNDED');
+				const dropped = [
+					event(`evt_labels_successful_again_${run}`, labels, 'SUCCESSFUL'),
+					processing,
+					event(`evt_labels_pending_late_${run}`, labels, 'PENDING'),
+					event(`evt_labels_completed_pending_late_${run}`, refunded, 'PENDING'),
+				];
+				const runs = [processing, successful, refund, completed, refundAfterCompleted];
 				const answers = [];
-				for (const body of [pending, successful, pending, successful]) answers.push(await deliver(body));
-				assert.deepEqual(answers, [200, 200, 200, 200]);
-				const ids = (await ran()).filter((eventId) => eventId === pending.id || eventId === successful.id);
-				assert.deepEqual(ids, [pending.id, successful.id].sort(), `ran ${JSON.stringify(ids)}`);
+				for (const body of [...runs, ...dropped]) answers.push(await deliver(body));
+				assert.deepEqual(answers, runs.concat(dropped).map(() => 200));
+				const mine = new Set([...runs, ...dropped].map((body) => body.id));
+				// The redelivered PROCESSING carries the first one's id: had it run again, the id would be there twice.
+				const ids = (await ran()).filter((eventId) => mine.has(eventId));
+				assert.deepEqual(ids, runs.map((body) => body.id).sort(), `ran ${JSON.stringify(ids)}`);
 			},
 		},
 		{
-			name: `Money Trigger: a Webhook Secret replaced in the credential (the workflow stays published): deliveries signed with the old one are refused with 401 within ${FRESH_MS} ms and start nothing, the new one runs`,
+			name: `n8n assumption: n8n does not re-activate a published workflow when its credential changes: Money Trigger: a Webhook Secret replaced in the credential: deliveries signed with the old one are refused with 401 within ${FRESH_MS} ms and start nothing, the new one runs; emptied, the workflow stays published and refuses deliveries (401 receiver-not-configured, not 404)`,
 			async fn() {
 				await ready();
 				const oldSecret = credentialData.webhookSecret;
@@ -138,6 +156,12 @@ export function build(ctx: E2eContext): CasePart {
 						{ renewedStatus, afterRefusalStatus, ranRefused: ids.includes(afterRefusal.id) || ids.includes(refused.id), ranRenewed: ids.includes(renewed.id) },
 						{ renewedStatus: 200, afterRefusalStatus: 401, ranRefused: false, ranRenewed: true },
 					);
+					// Emptied: an activation now would fail (the trigger refuses to activate without a secret),
+					// so a re-activation would unregister the webhook (404). n8n does not re-activate.
+					await setWebhookSecret('');
+					await sleep(FRESH_MS + 500);
+					const emptied = await answerTo(event(`evt_labels_emptied_${run}`, `CH-labels-emptied-${run}`, 'COMPLETED'), newSecret);
+					assert.deepEqual({ status: emptied.status, error: JSON.parse(emptied.text || '{}').error }, { status: 401, error: 'receiver-not-configured' });
 				} finally {
 					await setWebhookSecret(oldSecret);
 				}

@@ -147,7 +147,7 @@ export function build(ctx: E2eContext): CasePart {
 				await settle(ids.burst, BURST_EVENTS, 20_000);
 				const staticData = (await ctx.api.getWorkflow(ids.burst)).staticData;
 				const statuses = storedStatuses(staticData);
-				const statusesMissing = events.filter((event) => statuses.get(event.reference) !== 'COMPLETED').length;
+				const statusesMissing = events.filter((event) => !statuses.get(event.reference)?.includes('COMPLETED')).length;
 				const saveFailures = (ctx.n8n.logs().match(/problem saving the workflow/g) || []).length;
 
 				await ctx.restartN8n();
@@ -157,7 +157,7 @@ export function build(ctx: E2eContext): CasePart {
 				const list = await settle(ids.burst, BURST_EVENTS, 20_000);
 				const figures = verdict(events, { ...again[0], acknowledged: new Map([...again[0].acknowledged, ...again[1].acknowledged]), attempts: [...again[0].attempts, ...again[1].attempts] }, list);
 				ctx.note(`Money Trigger burst: ${JSON.stringify({ ...figures, statusesMissing, staticDataSaveFailures: saveFailures })}`);
-				assert.equal(statusesMissing, 0, `${statusesMissing} of ${BURST_EVENTS} last statuses missing from the saved memory`);
+				assert.equal(statusesMissing, 0, `${statusesMissing} of ${BURST_EVENTS} statuses missing from the saved memory`);
 				assert.equal(figures.ranTwice, 0, `${figures.ranTwice} events ran again after the restart`);
 				assert.equal(figures.executions, BURST_EVENTS);
 			},

@@ -345,7 +345,7 @@ export class WebhookHarness {
 		return JSON.parse(this.storedStaticData) as Record<string, any>;
 	}
 
-	/** The last statuses the stored memory holds. */
+	/** The status labels the stored memory holds. */
 	remembered(): StoredStatuses {
 		return storedStatuses(this.workflowStaticData);
 	}

@@ -4,7 +4,7 @@ import { REVERSED_STATUS, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import { buildEventItem, type MoneyEventItem } from '../../events/item';
-import { lastKnownStatus, rememberStatus } from '../../events/memory';
+import { knownStatuses, rememberStatus } from '../../events/memory';
 import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
 import { createdAtMs } from '../../api/time';
 import type { PollSettings } from './settings';
@@ -25,7 +25,8 @@ export function eventItem(resource: TransactionResource, envelope: IDataObject, 
 
 /**
  * Records what a list or Get says about one transaction and returns the item to emit, if any:
- * a status not yet seen for this reference that moves forward (docs/decisions.md#d2) and passes the filters.
+ * a status not yet seen for this reference, not a PENDING after another status (docs/decisions.md#d2),
+ * that passes the filters.
  * Pending transactions are kept on the watch list so a later poll re-reads them. With
  * `skipHistory`, a transaction first seen already final that predates the trigger is recorded
  * but not emitted.
@@ -40,12 +41,12 @@ export function observe(
 	const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
 	const status = statusOfEnvelope(envelope);
 	if (!reference || !status) return null;
-	const previous = lastKnownStatus(state, resource, reference) ?? state.recent[resource]?.[reference];
-	const verdict = judgeTransition(previous, status);
+	const recent = state.recent[resource]?.[reference];
+	if (recent && knownStatuses(state, resource, reference).length === 0) rememberStatus(state, resource, reference, recent, Number.POSITIVE_INFINITY);
+	const verdict = judgeTransition(knownStatuses(state, resource, reference), status);
 	if (verdict === 'stale') return null;
-	const remembered = verdict === 'duplicate' ? (previous as string) : status;
-	rememberStatus(state, resource, reference, remembered, Number.POSITIVE_INFINITY);
-	keepRecentCurrent(state, resource, reference, remembered);
+	rememberStatus(state, resource, reference, status, Number.POSITIVE_INFINITY);
+	keepRecentCurrent(state, resource, reference, status);
 	const reversal = resource === 'payout' && status === REVERSED_STATUS;
 	const history = skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope, reversal);
 	if (reversal) rememberReversal(state, reference);

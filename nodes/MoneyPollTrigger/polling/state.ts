@@ -51,7 +51,7 @@ export interface PollState extends IDataObject {
 	/** Whether the API writes created_at without a zone designator: list bounds are then written so too (api/time.ts). */
 	zonelessTimes: boolean;
 	watch: string[];
-	statuses: Record<string, string>;
+	statuses: Record<string, string[]>;
 	referenceOrder: string[];
 	/** Events n8n could not start an execution for, until an emit of them is known to have started (polling/emissions.ts). */
 	retry?: MoneyEventItem[];
@@ -101,7 +101,7 @@ export function loadState(context: IPollFunctions): PollState {
 		reversals: reversalMemory(copy.reversals),
 		zonelessTimes: copy.zonelessTimes === true,
 		watch: Array.isArray(copy.watch) ? (copy.watch as string[]) : [],
-		statuses: record<string>(copy.statuses),
+		statuses: record<string[]>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
 		retry: Array.isArray(copy.retry) ? (copy.retry as MoneyEventItem[]) : undefined,
 	};

@@ -4,18 +4,18 @@ import type { TransactionResource } from '../../api/values';
 import { referenceKey } from '../../events/memory';
 import { Claims } from './claims';
 import type { HeldTurn } from './saveTurns';
-import { STATUS_CODES, statusCode, transactionHash, type TransactionStatuses } from './statuses';
+import { transactionHash, type TransactionStatuses } from './statuses';
 import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './workflowMemory';
 
 /**
  * The Money Trigger's memory behind one interface (docs/webhook-memory.md): `claim` an event, then
  * `accept` it (n8n runs it), `settle` it (answered 200 without a run) or `release` it (refused).
  *
- * An event is a transaction's move to a status. It is remembered as the transaction's last status
- * (statuses.ts): a redelivery repeats a status the memory holds (a duplicate), an older status is
- * stale. An accepted event commits when n8n saves the static data of its request, which n8n 2.41
- * does only after the execution exists and before it answers; or, if no save came, when n8n
- * answered 2xx. A non-2xx answer drops it. n8n ends every response, also one whose sender went away
+ * An event is a transaction's move to a status. It is remembered among the statuses the transaction
+ * came with (statuses.ts): a redelivery repeats a status the memory holds (a duplicate), a PENDING
+ * after any other status is stale (docs/decisions.md#d2). An accepted event commits when n8n saves
+ * the static data of its request, which n8n 2.41 does only after the execution exists and before it
+ * answers; or, if no save came, when n8n answered 2xx. A non-2xx answer drops it. n8n ends every response, also one whose sender went away
  * (Node still emits `prefinish`): that is when the outcome is known.
  *
  * Only committed statuses are in the memory, so only they are saved. Between the moment n8n writes
@@ -34,6 +34,8 @@ const WRITTEN_HOLD_MS = 24 * 3600_000;
 const MAX_CLAIMS = 20_000;
 
 const claims = new Claims(MAX_CLAIMS);
+/** Per transaction, its deliveries whose executions n8n wrote: their statuses are in flight while they hold their event's claim. */
+const inFlight = new Map<string, Set<Delivery>>();
 
 export interface ClaimedEvent {
 	resource: TransactionResource | null;
@@ -43,8 +45,8 @@ export interface ClaimedEvent {
 }
 
 /**
- * Claims the event, and its transaction, for this request, unless the memory holds its status (or
- * a later one) already, or another delivery of it (of its transaction) is in flight in this n8n
+ * Claims the event, and its transaction, for this request, unless the memory holds its status
+ * already (or it is stale), or another delivery of it (of its transaction) is in flight in this n8n
  * instance. The memory loaded with the request's static data (production only: n8n saves none in a
  * test) is taken in first.
  */
@@ -57,7 +59,7 @@ export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery
 	if (global) memory.absorb(global[MEMORY_KEY]);
 	const hash = transactionHash(referenceKey(event.resource, event.reference));
 	const transactionKey = `${scope}:${nodeId}:${hash}`;
-	const delivery = new Delivery(transactionKey, statusCode(event.status), memory, memory.node(nodeId), hash, global);
+	const delivery = new Delivery(transactionKey, event.status, memory, memory.node(nodeId), hash, global);
 	if (!claims.take(delivery, delivery.keys, Date.now(), HOLD_MS)) return 'in-flight';
 	const verdict = delivery.judge(event.status);
 	if (verdict !== 'run') {
@@ -76,18 +78,18 @@ export class Delivery {
 	private written = false;
 	/** Ends this delivery's turn to have the static data saved (taken before it asks for a save). */
 	private releaseTurn?: HeldTurn;
-	/** The event: its transaction and the status it reports (one key per status code, statuses.ts). */
+	/** The event: its transaction and the status label it reports. */
 	private readonly eventKey: string;
 
 	constructor(
 		private readonly transactionKey: string,
-		code: string,
+		label: string,
 		private readonly memory: WorkflowMemory,
 		private readonly statuses: TransactionStatuses,
 		private readonly hash: string,
 		private readonly global: IDataObject | undefined,
 	) {
-		this.eventKey = `${transactionKey}:${code}`;
+		this.eventKey = `${transactionKey}:${label}`;
 	}
 
 	get keys(): string[] {
@@ -122,11 +124,17 @@ export class Delivery {
 	private othersInFlight(): string[] {
 		const nowMs = Date.now();
 		const statuses: string[] = [];
-		for (const code of STATUS_CODES) {
-			const holder = claims.holder(`${this.transactionKey}:${code}`, nowMs);
-			if (holder instanceof Delivery && holder !== this && holder.state === 'open' && holder.written && holder.status) statuses.push(holder.status);
+		for (const other of inFlight.get(this.transactionKey) ?? []) {
+			if (claims.holder(other.eventKey, nowMs) !== other || other.state !== 'open') other.leaveFlight();
+			else if (other !== this && other.status) statuses.push(other.status);
 		}
 		return statuses;
+	}
+
+	private leaveFlight(): void {
+		const flying = inFlight.get(this.transactionKey);
+		if (!flying?.delete(this) || flying.size > 0) return;
+		inFlight.delete(this.transactionKey);
 	}
 
 	/** Answered 200 without a run (filtered): committed, and saved with the answer. */
@@ -141,6 +149,7 @@ export class Delivery {
 		if (this.state !== 'open') return;
 		this.state = 'dropped';
 		claims.release(this, this.keys);
+		this.leaveFlight();
 	}
 
 	/**
@@ -182,6 +191,7 @@ export class Delivery {
 		this.state = 'committed';
 		if (this.status) this.statuses.advance(this.hash, this.status);
 		claims.release(this, this.keys);
+		this.leaveFlight();
 	}
 
 	/**
@@ -192,6 +202,9 @@ export class Delivery {
 	private executionWritten(): void {
 		if (this.written) return;
 		this.written = true;
+		const flying = inFlight.get(this.transactionKey);
+		if (flying) flying.add(this);
+		else inFlight.set(this.transactionKey, new Set([this]));
 		claims.extend(this, [this.eventKey], Date.now() + WRITTEN_HOLD_MS);
 		claims.release(this, [this.transactionKey]);
 	}

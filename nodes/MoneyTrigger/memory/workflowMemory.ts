@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject } from '../../events/envelope';
 import { SaveTurns } from './saveTurns';
-import { TransactionStatuses } from './statuses';
+import { TransactionStatuses, type StoredStatuses } from './statuses';
 
 /**
  * The Money Trigger memories of one workflow in this n8n process, and how they are stored
@@ -19,7 +19,7 @@ export interface StoredWorkflowMemory {
 	/** Which process wrote this copy, and its how-manieth copy. */
 	writer: string;
 	/** Node id → its statuses' stored form (statuses.ts). */
-	nodes: Record<string, string>;
+	nodes: Record<string, StoredStatuses>;
 }
 
 const MAX_WORKFLOWS = 1000;
@@ -59,7 +59,7 @@ export class WorkflowMemory {
 			enumerable: false,
 			value: (): StoredWorkflowMemory => {
 				onSave();
-				const nodes: Record<string, string> = {};
+				const nodes: Record<string, StoredStatuses> = {};
 				for (const [nodeId, memory] of this.nodes) nodes[nodeId] = memory.stored;
 				return { writer: `${this.writer}:${++this.copies}`, nodes };
 			},

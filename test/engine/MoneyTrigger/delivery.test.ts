@@ -121,14 +121,42 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect({ storedAfterFailure, retry: retry.body, ran: ran(restarted) }).toEqual({ storedAfterFailure: undefined, retry: '', ran: ['evt_unsaved_failed'] });
 	}, 40_000);
 
-	// Before, a label outside the five ranked like PENDING: PENDING after it was a step forward, and it
-	// after PENDING again (printed ran [pending, successful, pending, successful]).
-	it('runs each event of a transaction once when its final status is a label outside the five: PENDING, SUCCESSFUL, then both redelivered', async () => {
+	// Before, every label outside the five was one status: SUCCESSFUL after PROCESSING was answered
+	// duplicate-event and REFUNDED after COMPLETED stale-status, and neither ran.
+	it('runs every status of a transaction once, each label as it came: PROCESSING, SUCCESSFUL, REFUNDED and COMPLETED then REFUNDED run; a repeat and a PENDING after them do not, also after a restart', async () => {
 		const harness = await open();
-		const pending = event('evt_other_pending', 'chg_other', 'PENDING');
-		const successful = event('evt_other_successful', 'chg_other', 'SUCCESSFUL');
-		for (const body of [pending, successful, pending, successful]) expect((await post(harness, body)).status).toBe(200);
-		expect(ran(harness)).toEqual(['evt_other_pending', 'evt_other_successful']);
+		const answers: string[] = [];
+		const deliver = async (target: WebhookHarness, id: string, reference: string, status: string) => {
+			const answer = await post(target, event(id, reference, status));
+			answers.push(`${id}: ${answer.status} ${answer.body}`);
+		};
+		await deliver(harness, 'evt_processing', 'chg_labels', 'PROCESSING');
+		await deliver(harness, 'evt_successful', 'chg_labels', 'SUCCESSFUL');
+		await deliver(harness, 'evt_refunded', 'chg_labels', 'REFUNDED');
+		await deliver(harness, 'evt_successful_again', 'chg_labels', 'SUCCESSFUL');
+		await deliver(harness, 'evt_pending_late', 'chg_labels', 'PENDING');
+		await deliver(harness, 'evt_completed', 'chg_refunded', 'COMPLETED');
+		await deliver(harness, 'evt_refunded_after_completed', 'chg_refunded', 'REFUNDED');
+		await harness.close();
+		const restarted = await open(harness.restarted());
+		await deliver(restarted, 'evt_processing', 'chg_labels', 'PROCESSING');
+		await deliver(restarted, 'evt_refunded_after_completed', 'chg_refunded', 'REFUNDED');
+		await deliver(restarted, 'evt_pending_after_restart', 'chg_refunded', 'PENDING');
+		expect({ ran: [...ran(harness), ...ran(restarted)], answers }).toEqual({
+			ran: ['evt_processing', 'evt_successful', 'evt_refunded', 'evt_completed', 'evt_refunded_after_completed'],
+			answers: [
+				'evt_processing: 200 ',
+				'evt_successful: 200 ',
+				'evt_refunded: 200 ',
+				'evt_successful_again: 200 {"received":true,"ignored":"duplicate-event"}',
+				'evt_pending_late: 200 {"received":true,"ignored":"stale-status"}',
+				'evt_completed: 200 ',
+				'evt_refunded_after_completed: 200 ',
+				'evt_processing: 200 {"received":true,"ignored":"duplicate-event"}',
+				'evt_refunded_after_completed: 200 {"received":true,"ignored":"duplicate-event"}',
+				'evt_pending_after_restart: 200 {"received":true,"ignored":"stale-status"}',
+			],
+		});
 	});
 
 	it('keeps the stored memory when the workflow is published again while a delivery saves: publishing saves none of the trigger\'s static data', async () => {
@@ -147,7 +175,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const restarted = await open(harness.restarted());
 		const redelivered = await post(restarted, event('evt_during_publish'));
 		expect({ stored, redelivered: redelivered.body, ran: ran(restarted) }).toEqual({
-			stored: 'COMPLETED',
+			stored: ['COMPLETED'],
 			redelivered: JSON.stringify({ received: true, ignored: 'duplicate-event' }),
 			ran: [],
 		});
@@ -161,7 +189,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
 		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
 		const remembered = harness.remembered();
-		expect(ids.filter((id) => remembered.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
+		expect(ids.filter((id) => !remembered.get(`chg_${id}`)?.includes('COMPLETED'))).toEqual([]);
 
 		await harness.close();
 		const restarted = await open(harness.restarted());
@@ -179,7 +207,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const answers = await Promise.all(ids.map((id) => post(harness, event(id))));
 		expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 200));
 		const statuses = storedStatuses(harness.workflowStaticData);
-		expect(ids.filter((id) => statuses.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
+		expect(ids.filter((id) => !statuses.get(`chg_${id}`)?.includes('COMPLETED'))).toEqual([]);
 	});
 
 	it('asks a twin of an event in flight to retry later (409, Retry-After); once the first ran, the twin is a duplicate', async () => {
@@ -219,7 +247,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect((await pending).status).toBe(200);
 		harness.capacityWaitMs = 0;
 		const late = await post(harness, event('evt_ref_slot_late_pending', 'chg_ref_slot', 'PENDING'));
-		expect(JSON.parse(late.body)).toEqual({ received: true, ignored: 'stale-status' });
+		expect(JSON.parse(late.body)).toEqual({ received: true, ignored: 'duplicate-event' });
 		expect(ran(harness).sort()).toEqual(['evt_ref_slot_completed', 'evt_ref_slot_pending']);
 	});
 
@@ -231,7 +259,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		await new Promise((resolve) => setTimeout(resolve, 900));
 		expect(ran(harness)).toEqual(['evt_sender_gone']);
 		expect(JSON.parse((await post(harness, body)).body)).toEqual({ received: true, ignored: 'duplicate-event' });
-		expect(harness.remembered().get('chg_evt_sender_gone')).toBe('COMPLETED');
+		expect(harness.remembered().get('chg_evt_sender_gone')).toEqual(['COMPLETED']);
 	});
 
 	it('holds the claim of an event whose written execution waits for a free slot long after its sender gave up: the retries never run it twice', async () => {
@@ -313,7 +341,7 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect(listener.remembered().size).toBe(0);
 		expect((await post(production, body)).status).toBe(200);
 		expect(ran(production)).toEqual(['evt_tried_first']);
-		expect(production.remembered().get('chg_evt_tried_first')).toBe('COMPLETED');
+		expect(production.remembered().get('chg_evt_tried_first')).toEqual(['COMPLETED']);
 	});
 
 	it('reads the credential at most once a second for forged deliveries (each read is a database read and an isolate in n8n), refusing every one', async () => {
@@ -393,8 +421,8 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const first = await open();
 		expect((await post(first, event('evt_old_node'))).status).toBe(200);
 		const stored = first.workflowStaticData;
-		const oldMemory = stored.global.moneyTriggerMemory.nodes[first.node.id] as string;
-		expect(oldMemory.length).toBe(11);
+		const oldMemory = stored.global.moneyTriggerMemory.nodes[first.node.id] as { records: string };
+		expect(oldMemory.records.length).toBe(11);
 		// The same workflow row, its trigger node replaced by a new one (a new node id), in a new process.
 		stored.global.moneyTriggerMemory = { writer: 'another-process:1', nodes: { 'replaced-node-id': oldMemory } };
 		const replaced = await open(new WebhookHarness(suite.engine, { downstream: true, parameters: { resources: [], statuses: [] } }, { node: { ...first.node, id: 'new-node-id' }, storedStaticData: JSON.stringify(stored) }));

@@ -65,7 +65,7 @@ describe('Money Trigger: deliveries take turns to have the static data saved', (
 		expect(second.status).toBe(200);
 		expect((await first).status).toBe(200);
 		const remembered = harness.remembered();
-		expect(['evt_slow_save', 'evt_after_slow_save'].filter((id) => remembered.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
+		expect(['evt_slow_save', 'evt_after_slow_save'].filter((id) => !remembered.get(`chg_${id}`)?.includes('COMPLETED'))).toEqual([]);
 
 		await harness.close();
 		const restarted = await open(harness.restarted());
@@ -90,7 +90,7 @@ describe('Money Trigger: deliveries take turns to have the static data saved', (
 		const second = post(harness, event('evt_after_skipped_turn'));
 		expect((await Promise.all([first, second])).map((answer) => answer.status)).toEqual([200, 200]);
 		const remembered = harness.remembered();
-		expect(['evt_skipped_turn', 'evt_after_skipped_turn'].filter((id) => remembered.get(`chg_${id}`) !== 'COMPLETED')).toEqual([]);
+		expect(['evt_skipped_turn', 'evt_after_skipped_turn'].filter((id) => !remembered.get(`chg_${id}`)?.includes('COMPLETED'))).toEqual([]);
 	}, 30_000);
 
 	it('runs the COMPLETED event of a charge whose PENDING event waits for its turn behind executions waiting for a slot (the sandbox\'s sender gives up after 6 attempts, 15.5 s of 409s)', async () => {

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+
 import type { IHttpRequestOptions } from 'n8n-workflow';
 
 import { MoneyApi, tokenEndpointOf } from '../../../credentials/MoneyApi.credentials';
@@ -209,6 +211,40 @@ describe('credential authenticate: hand-computed vectors', () => {
 	});
 });
 
+describe('what signing a request costs', () => {
+	it('signs a request without a body with one HMAC: the hash of the empty body is the same for every request', async () => {
+		const hmacs = jest.spyOn(crypto, 'createHmac');
+		const signed = await authenticate({ method: 'GET', url: '/money/v1/account', json: true });
+		expect(signed.headers?.['x-hmac-signature']).toBe(GET_ACCOUNT_SIGNATURE);
+		expect(hashBody(EMPTY_BODY_STRING)).toBe(EMPTY_BODY_HASH);
+		expect(hmacs).toHaveBeenCalledTimes(1);
+	});
+
+	it('still hashes every body it is given', async () => {
+		const hmacs = jest.spyOn(crypto, 'createHmac');
+		const signed = await authenticate({ method: 'POST', url: '/money/v1/payout', body: JSON.parse(NON_ASCII_BODY), json: true });
+		expect(signed.headers?.['x-hmac-signature']).toBe(POST_PAYOUT_SIGNATURE);
+		expect(hmacs).toHaveBeenCalledTimes(2);
+	});
+
+	it('keeps the headers it does not sign, in their order and case, and a content type it was given', async () => {
+		const signed = await authenticate({
+			method: 'POST',
+			url: '/money/v1/payout',
+			body: JSON.parse(NON_ASCII_BODY),
+			headers: { 'Idempotency-Key': 'key-1', 'X-HMAC-Signature': 'forged', 'Content-Type': 'application/json; charset=utf-8', 'x-api-key': 'other' },
+		});
+		expect(signed.headers).toEqual({
+			'Idempotency-Key': 'key-1',
+			'Content-Type': 'application/json; charset=utf-8',
+			authorization: 'Bearer access-token-value',
+			'x-timestamp': String(TIMESTAMP),
+			'x-hmac-signature': POST_PAYOUT_SIGNATURE,
+		});
+		expect(Object.keys(signed.headers ?? {})).toEqual(['Idempotency-Key', 'Content-Type', 'authorization', 'x-timestamp', 'x-hmac-signature']);
+	});
+});
+
 describe('request shaping helpers', () => {
 	it('serialises arrays as repeated keys and skips undefined values', () => {
 		expect(serializeQuery({ status: ['PENDING', 'FAILED'], channel: undefined, q: 'a b&c' })).toBe(
@@ -225,6 +261,14 @@ describe('request shaping helpers', () => {
 			'/partner/money/v1/account',
 		);
 		expect(signedPathOf(new URL('https://gw.example.com/partnerx/money'), base)).toBe('/partnerx/money');
+	});
+
+	it('signs the whole path when the base URL has no path, or cannot be read', () => {
+		const target = new URL('https://api.example.com/money/v1/account?x=1');
+		for (const base of ['https://api.example.com', 'https://api.example.com/', 'HTTPS://api.example.com//', 'http://', 'not a url', '']) {
+			expect(signedPathOf(target, base)).toBe('/money/v1/account?x=1');
+		}
+		expect(signedPathOf(new URL('https://api.example.com/v2/money/v1/account'), 'https://api.example.com/v2//')).toBe('/money/v1/account');
 	});
 
 	it('derives the token endpoint from the token host', () => {

@@ -1,31 +1,60 @@
-import { judgeTransition } from '../../../nodes/events/statusOrder';
+import { judgeTransition, readConfirms } from '../../../nodes/events/statusOrder';
 
-describe('judgeTransition (D2)', () => {
+describe('judgeTransition (D2): a status runs unless the transaction had it already, or it is PENDING after a later one', () => {
 	it.each([
-		[undefined, 'PENDING', 'new'],
-		[undefined, 'COMPLETED', 'new'],
-		['PENDING', 'COMPLETED', 'advance'],
-		['PENDING', 'FAILED', 'advance'],
-		['PENDING', 'CANCELLED', 'advance'],
-		['PENDING', 'REVERSED', 'advance'],
-		['COMPLETED', 'REVERSED', 'advance'],
-		['PROCESSING', 'COMPLETED', 'advance'],
-		['PENDING', 'PROCESSING', 'advance'],
-		['PROCESSING', 'REVERSED', 'advance'],
-		['SUCCESSFUL', 'PENDING', 'stale'],
-		['SUCCESSFUL', 'SUCCESSFUL', 'duplicate'],
-		['PROCESSING', 'SUCCESSFUL', 'duplicate'],
-		['COMPLETED', 'SUCCESSFUL', 'stale'],
-		['REVERSED', 'SUCCESSFUL', 'stale'],
-		['COMPLETED', 'COMPLETED', 'duplicate'],
-		['COMPLETED', 'PENDING', 'stale'],
-		['FAILED', 'PENDING', 'stale'],
-		['REVERSED', 'PENDING', 'stale'],
-		['REVERSED', 'COMPLETED', 'stale'],
-		['COMPLETED', 'FAILED', 'stale'],
-		['FAILED', 'REVERSED', 'stale'],
-		['CANCELLED', 'COMPLETED', 'stale'],
-	])('%s → %s is %s', (previous, next, verdict) => {
-		expect(judgeTransition(previous, next)).toBe(verdict);
+		[[], 'PENDING', 'new'],
+		[[], 'COMPLETED', 'new'],
+		[[], 'PROCESSING', 'new'],
+		[['PENDING'], 'COMPLETED', 'advance'],
+		[['PENDING'], 'FAILED', 'advance'],
+		[['PENDING'], 'CANCELLED', 'advance'],
+		[['PENDING'], 'REVERSED', 'advance'],
+		[['COMPLETED'], 'REVERSED', 'advance'],
+		[['PENDING'], 'PROCESSING', 'advance'],
+		[['PROCESSING'], 'COMPLETED', 'advance'],
+		[['PROCESSING'], 'REVERSED', 'advance'],
+		// Labels outside the five are each a status of their own (before, PROCESSING then SUCCESSFUL was a duplicate).
+		[['PROCESSING'], 'SUCCESSFUL', 'advance'],
+		[['PENDING', 'PROCESSING'], 'SUCCESSFUL', 'advance'],
+		// Nothing is known of their order against the final statuses (before, each of these was stale).
+		[['COMPLETED'], 'REFUNDED', 'advance'],
+		[['COMPLETED'], 'SUCCESSFUL', 'advance'],
+		[['REVERSED'], 'SUCCESSFUL', 'advance'],
+		[['COMPLETED'], 'FAILED', 'advance'],
+		[['FAILED'], 'REVERSED', 'advance'],
+		[['CANCELLED'], 'COMPLETED', 'advance'],
+		[['REVERSED'], 'COMPLETED', 'advance'],
+		// An exact repeat, whatever came after it.
+		[['SUCCESSFUL'], 'SUCCESSFUL', 'duplicate'],
+		[['COMPLETED'], 'COMPLETED', 'duplicate'],
+		[['PENDING', 'COMPLETED', 'REFUNDED'], 'COMPLETED', 'duplicate'],
+		[['PROCESSING', 'SUCCESSFUL'], 'PROCESSING', 'duplicate'],
+		[['PENDING', 'COMPLETED'], 'PENDING', 'duplicate'],
+		// PENDING after any later status.
+		[['COMPLETED'], 'PENDING', 'stale'],
+		[['FAILED'], 'PENDING', 'stale'],
+		[['CANCELLED'], 'PENDING', 'stale'],
+		[['REVERSED'], 'PENDING', 'stale'],
+		[['SUCCESSFUL'], 'PENDING', 'stale'],
+	])('%j then %s is %s', (seen, next, verdict) => {
+		expect(judgeTransition(seen, next)).toBe(verdict);
+	});
+});
+
+describe('readConfirms: a read confirms an event when it shows the event\'s status or one known to come after it', () => {
+	it.each([
+		['COMPLETED', 'COMPLETED', true],
+		['COMPLETED', 'PENDING', true],
+		['PROCESSING', 'PENDING', true],
+		['REVERSED', 'COMPLETED', true],
+		['PENDING', 'COMPLETED', false],
+		['COMPLETED', 'REVERSED', false],
+		// A read at another label than the event's, with no known order between them, may lag it: the event is not dropped as that label's repeat.
+		['PROCESSING', 'COMPLETED', false],
+		['COMPLETED', 'REFUNDED', false],
+		['SUCCESSFUL', 'PROCESSING', false],
+		['FAILED', 'COMPLETED', false],
+	])('a read at %s for an event at %s: %s', (read, event, confirms) => {
+		expect(readConfirms(read, event)).toBe(confirms);
 	});
 });
