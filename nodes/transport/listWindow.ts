@@ -186,7 +186,7 @@ async function instantStep(
 ): Promise<IDataObject[]> {
 	const at = window.end as number;
 	const { size } = instant;
-	const { items } = await requestPage(context, route, qs, window, instant.page, options);
+	const { items, total } = await requestPage(context, route, qs, window, instant.page, options);
 	const seen = new Set(window.seen);
 	const fresh: IDataObject[] = [];
 	for (const envelope of items) {
@@ -196,14 +196,14 @@ async function instantStep(
 		fresh.push(envelope);
 	}
 	window.seen = [...seen];
-	// The page where the older transactions start (or the list ends) counts the instant as the API holds it now.
+	// The page where the older transactions start (or the list ends, by its length or by the API's count) counts the instant as the API holds it now.
 	const olderFrom = items.findIndex((envelope) => instantOf(envelope) < at);
-	const counts = olderFrom >= 0 || items.length < size;
+	const counts = olderFrom >= 0 || items.length < size || instant.page * size >= total;
 	if (counts) {
 		if (instant.count === null) {
 			const older = olderFrom >= 0 ? items.slice(olderFrom) : [];
 			fresh.push(...older);
-			if (items.length < size) instant.after = null;
+			if (older.length === 0 || items.length < size) instant.after = null;
 			else {
 				const oldest = Math.min(...older.map(instantOf));
 				instant.after = { end: oldest, seen: referencesAt(older, oldest) };

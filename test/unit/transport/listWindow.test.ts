@@ -31,6 +31,8 @@ interface ApiModel {
 	toSecond: boolean;
 	/** Called before each request is answered, with its number (0 first). */
 	beforeAnswer?: (request: number) => void;
+	/** Page 1 whatever page is asked (a gateway that drops the query's page). */
+	ignoresPage?: boolean;
 	/** Rows counted in pagination.total that no page shows. */
 	hidden?: Set<string>;
 	requests: number;
@@ -63,7 +65,7 @@ function answer(model: ApiModel, qs: IDataObject, pick: () => number): IDataObje
 	const request = model.requests++;
 	const rows = inside(model, qs);
 	model.log.push({ qs, window: rows.map((row) => row.reference) });
-	const page = Number(qs.page);
+	const page = model.ignoresPage ? 1 : Number(qs.page);
 	const flip = model.ties === 'byPage' ? page % 2 === 0 : request % 2 === 1;
 	const keyed = rows.filter((row) => !model.hidden?.has(row.reference)).map((row, index) => ({ row, tie: model.ties === 'shuffled' ? pick() : flip ? -index : index }));
 	keyed.sort((a, b) => instantOf(model, b.row) - instantOf(model, a.row) || a.tie - b.tie);
@@ -202,6 +204,15 @@ describe('reading a list window whole', () => {
 			if (missed.length > 0) short.push(`seed ${seed}: ${missed.length} of the payouts held when the walk started not read, no error`);
 		}
 		expect(short).toEqual([]);
+	});
+
+	it(`fails after reading ${MAX_INSTANT_ROUNDS} rounds, not by asking pages for ever, when every page the API answers is its first`, async () => {
+		const api = model(burst(150, DAY + 3_600_000));
+		api.ignoresPage = true;
+		api.beforeAnswer = (request) => {
+			if (request > 2_000) throw new Error('2,000 requests and still reading');
+		};
+		await expect(readWindow.call(contextFor(api, random(1)), ROUTE, {}, period, words)).rejects.toThrow(`after reading their pages ${MAX_INSTANT_ROUNDS} times`);
 	});
 
 	it('fails, saying what came back, on a list answer without pagination.total', async () => {
