@@ -13,10 +13,13 @@ import { type MoneyApiContext, moneyApiRequest, type MoneyApiRequestOptions } fr
  * straddles two pages. The window is walked by created_at instead, one request per step: every
  * request asks for page 1 with end_date at the oldest instant the last page reached, so that
  * instant comes whole at the top of the next page (its references, read already, are dropped).
- * An instant holding more transactions than a page is read by the pages of that query, and their
- * count is its place in the list: where the older transactions start. Its pages are read again,
- * in turn forwards and backwards, until every one of them has been read, at most
- * MAX_INSTANT_ROUNDS times. The window's query holds no status, so a status change moves nothing.
+ * A page is the last when it is shorter than asked and lists all the API counts: an API may answer
+ * fewer a page than asked (its pagination.limit). An instant holding more transactions than a page
+ * is read by the pages of that query, and their count is its place in the list: where the older
+ * transactions start. Its pages are read again, in turn forwards and backwards, until as many as
+ * the page that last showed that place counted have been read, at most MAX_INSTANT_ROUNDS times:
+ * transactions never leave an instant, so what was read is then what it holds. The window's query
+ * holds no status, so a status change moves nothing.
  */
 
 /**
@@ -30,8 +33,10 @@ export const MAX_INSTANT_ROUNDS = 16;
 
 /** An instant larger than a page, being read by the pages of the walk's current query. */
 export interface InstantRead extends IDataObject {
-	/** How many transactions the query lists at the instant (where the older ones start); null until a page shows it. */
+	/** How many transactions the query lists at the instant (where the older ones start), as the page that last showed it counted; null until a page shows it. */
 	count: number | null;
+	/** How many transactions a page of the API holds: the first page of the instant was full. */
+	size: number;
 	/** The next page to read, and how many times the instant's pages have been read so far. */
 	page: number;
 	round: number;
@@ -52,7 +57,7 @@ export interface ListWindow extends IDataObject {
 	top: string | number | null;
 	/** References read at the instant `end`: the next page lists them again. */
 	seen: string[];
-	/** Whether end_date includes its own instant (learnt when the walk first reaches one), and created_at's step: 1 ms or 1 s. */
+	/** Whether end_date includes its own instant (learnt when the walk first reaches one), and created_at's step: 1 ms once any created_at read has a fraction of a second, else 1 s. */
 	inclusive: boolean | null;
 	stepMs: number | null;
 	/** Whether created_at is written without a zone designator: bounds are written back the same way. */
@@ -111,7 +116,7 @@ async function requestPage(
 		}
 		const zoneless = zonelessCreatedAt(envelope);
 		if (zoneless !== null) window.zoneless = zoneless;
-		if (window.stepMs === null && typeof envelope.created_at === 'string') window.stepMs = FRACTION.test(envelope.created_at) ? 1 : 1000;
+		if (typeof envelope.created_at === 'string') window.stepMs = FRACTION.test(envelope.created_at) ? 1 : (window.stepMs ?? 1000);
 	}
 	return { items, total: pagination.total };
 }
@@ -154,7 +159,7 @@ export async function windowStep(
 	}
 	const seen = new Set(window.seen);
 	const fresh = items.filter((envelope) => bound === null || instantOf(envelope) < bound || !seen.has(referenceOf(envelope) ?? ''));
-	if (items.length < LIST_PAGE_SIZE_MAX) {
+	if (items.length === 0 || (items.length < LIST_PAGE_SIZE_MAX && items.length >= total)) {
 		window.finished = true;
 		return fresh;
 	}
@@ -162,7 +167,7 @@ export async function windowStep(
 	if (oldest === bound) {
 		// A page of the instant the walk stands at: page 1 again would be the same. The instant is read by its pages.
 		window.seen = [...new Set([...window.seen, ...referencesAt(items, oldest)])];
-		window.instant = { count: null, page: 2, round: 0 };
+		window.instant = { count: null, size: items.length, page: 2, round: 0 };
 		return fresh;
 	}
 	window.end = oldest;
@@ -180,7 +185,8 @@ async function instantStep(
 	options: MoneyApiRequestOptions,
 ): Promise<IDataObject[]> {
 	const at = window.end as number;
-	const { items } = await requestPage(context, route, qs, window, instant.page, options);
+	const { size } = instant;
+	const { items, total } = await requestPage(context, route, qs, window, instant.page, options);
 	const seen = new Set(window.seen);
 	const fresh: IDataObject[] = [];
 	for (const envelope of items) {
@@ -190,33 +196,37 @@ async function instantStep(
 		fresh.push(envelope);
 	}
 	window.seen = [...seen];
-	if (instant.count === null) {
-		const olderFrom = items.findIndex((envelope) => instantOf(envelope) < at);
-		if (olderFrom >= 0 || items.length < LIST_PAGE_SIZE_MAX) {
+	// The page where the older transactions start (or the list ends, by its length or by the API's count) counts the instant as the API holds it now.
+	const olderFrom = items.findIndex((envelope) => instantOf(envelope) < at);
+	const counts = olderFrom >= 0 || items.length < size || instant.page * size >= total;
+	if (counts) {
+		if (instant.count === null) {
 			const older = olderFrom >= 0 ? items.slice(olderFrom) : [];
-			instant.count = (instant.page - 1) * LIST_PAGE_SIZE_MAX + (olderFrom >= 0 ? olderFrom : items.length);
 			fresh.push(...older);
-			if (items.length < LIST_PAGE_SIZE_MAX) instant.after = null;
+			if (older.length === 0 || items.length < size) instant.after = null;
 			else {
 				const oldest = Math.min(...older.map(instantOf));
 				instant.after = { end: oldest, seen: referencesAt(older, oldest) };
 			}
 		}
+		instant.count = (instant.page - 1) * size + (olderFrom >= 0 ? olderFrom : items.length);
+		if (window.seen.length >= instant.count) {
+			window.instant = null;
+			if (!instant.after) window.finished = true;
+			else {
+				window.end = instant.after.end;
+				window.seen = instant.after.seen;
+			}
+			return fresh;
+		}
 	}
-	const pages = instant.count === null ? null : Math.max(1, Math.ceil(instant.count / LIST_PAGE_SIZE_MAX));
 	const forwards = instant.round % 2 === 0;
 	instant.page += forwards ? 1 : -1;
-	if (instant.count === null || pages === null) return fresh;
-	if (window.seen.length >= instant.count) {
-		window.instant = null;
-		if (!instant.after) window.finished = true;
-		else {
-			window.end = instant.after.end;
-			window.seen = instant.after.seen;
-		}
-		return fresh;
-	}
-	if (forwards ? instant.page > pages : instant.page < 1) {
+	if (instant.count === null) return fresh;
+	const pages = Math.max(1, Math.ceil(instant.count / size));
+	// As many read as the instant held when last counted: going forwards, the page that counts it next tells whether it grew since.
+	if (forwards && window.seen.length >= instant.count) instant.page = Math.max(instant.page, pages);
+	if (forwards ? instant.page > pages && counts : instant.page < 1) {
 		instant.round++;
 		if (instant.round >= MAX_INSTANT_ROUNDS) {
 			const instantText = apiTime(at, window.zoneless);

@@ -46,6 +46,7 @@ export function observe(
 	const verdict = judgeTransition(knownStatuses(state, resource, reference), status);
 	if (verdict === 'stale') return null;
 	rememberStatus(state, resource, reference, status, Number.POSITIVE_INFINITY);
+	keepRecentCurrent(state, resource, reference, status);
 	const reversal = resource === 'payout' && status === REVERSED_STATUS;
 	const history = skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope, reversal);
 	if (reversal) rememberReversal(state, reference);
@@ -56,6 +57,18 @@ export function observe(
 	if (verdict === 'duplicate') return null;
 	if (history) return null;
 	return passesFilters(settings.filters, { resource, status, channel }) ? eventItem(resource, envelope, status) : null;
+}
+
+/**
+ * A status observed also replaces the one the windows' `recent` hold for the transaction: the next
+ * window's overlap reads them where the bounded status memory has forgotten it, and a status older
+ * than one a re-check emitted would make it an event again.
+ */
+function keepRecentCurrent(state: PollState, resource: TransactionResource, reference: string, status: string): void {
+	const recent = state.recent[resource];
+	if (recent?.[reference] !== undefined) state.recent = { ...state.recent, [resource]: { ...recent, [reference]: status } };
+	const window = state.windows[resource];
+	if (window?.recent?.[reference] !== undefined) state.windows = { ...state.windows, [resource]: { ...window, recent: { ...window.recent, [reference]: status } } };
 }
 
 /**
