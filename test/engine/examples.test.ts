@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-import type { INode, IConnections } from 'n8n-workflow';
+import type { IConnections, IDataObject, INode } from 'n8n-workflow';
 
 import { startSandbox, type Sandbox } from '../../sandbox';
 import {
@@ -96,13 +96,14 @@ describe('example workflows run as shipped', () => {
 		expect(result.error()).toBeUndefined();
 		expect(result.output('Send payout').map((item) => item.json.business_reference)).toEqual(['GOOD-1']);
 		const failed = result.output('Failed payouts (check them, fix, run again)').map((item) => item.json);
-		expect(failed.map((item) => [item.order_id, item.beneficiary, item.amount, (item.details as { business_reference: string }).business_reference])).toEqual([
+		const errors = failed.map((item) => item.error as IDataObject);
+		expect(failed.map((item, index) => [item.order_id, item.beneficiary, item.amount, errors[index].business_reference])).toEqual([
 			['BAD-1', 'GM-1002', 'abc', 'BAD-1'],
 			['BAD-2', '12ab', 1000, 'BAD-2'],
 		]);
-		expect(failed[0].error).toMatch(/^Amount \(amount\)/);
-		expect(failed[1].error).toMatch(/^Beneficiary Identifier \(beneficiary_identifier.identifier\)/);
-		expect(failed[1].details).toMatchObject({
+		expect(errors[0].message).toMatch(/^Amount \(amount\)/);
+		expect(errors[1].message).toMatch(/^Beneficiary Identifier \(beneficiary_identifier.identifier\)/);
+		expect(errors[1]).toMatchObject({
 			outcome: 'failed',
 			beneficiary_identifier: '12ab',
 			beneficiary_identifier_type: 'phone',
