@@ -51,6 +51,14 @@ export const PARTY_PARAMETERS = {
 	payout: { identifierType: 'beneficiaryIdentifierType', identifier: 'beneficiaryIdentifier', accountType: 'beneficiaryAccountType' },
 } as const satisfies Record<TransactionResource, Record<'identifierType' | 'identifier' | 'accountType', string>>;
 
+const INEXACT_NUMBER =
+	'is a number that is not an exact integer: beyond 9007199254740991 a number has lost digits, so two IDs can read as one; map it as text (the ID as a string in the source data)';
+
+/** An ID given as a number that is not an exact integer names no one ID (two can read as one). */
+function inexactNumber(value: unknown): boolean {
+	return typeof value === 'number' && !Number.isSafeInteger(value);
+}
+
 function isBlank(value: unknown): boolean {
 	return value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 }
@@ -138,6 +146,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 	if (typeof input.identifier !== 'string' && typeof input.identifier !== 'number') {
 		return fail(parameters.identifier, `${party} Identifier`, `${partyField}.identifier`, 'is required');
 	}
+	if (inexactNumber(input.identifier)) return fail(parameters.identifier, `${party} Identifier`, `${partyField}.identifier`, INEXACT_NUMBER);
 	const identifier = String(input.identifier).trim();
 	if (identifier === '') return fail(parameters.identifier, `${party} Identifier`, `${partyField}.identifier`, 'is required');
 	if (identifierType === 'phone' && !PHONE_NUMBER.test(identifier)) {
@@ -178,6 +187,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 		if (typeof input.accountNumber !== 'string' && typeof input.accountNumber !== 'number') {
 			return fail('additionalFields.accountNumber', 'Account Number', 'account_number', 'must be text');
 		}
+		if (inexactNumber(input.accountNumber)) return fail('additionalFields.accountNumber', 'Account Number', 'account_number', INEXACT_NUMBER);
 		body.account_number = String(input.accountNumber).trim();
 	}
 
@@ -197,6 +207,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 			if (typeof referenceNumber !== 'string' && typeof referenceNumber !== 'number') {
 				return fail('additionalFields.paymentReferenceNumber', 'Payment Reference Number', 'payment_reference.ref_number', 'must be text');
 			}
+			if (inexactNumber(referenceNumber)) return fail('additionalFields.paymentReferenceNumber', 'Payment Reference Number', 'payment_reference.ref_number', INEXACT_NUMBER);
 			paymentReference.ref_number = String(referenceNumber).trim();
 		}
 		if (input.document) {

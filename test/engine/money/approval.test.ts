@@ -173,6 +173,18 @@ describe('Approved Plan', () => {
 		expect(await paidTimes([53_001, 53_002, 53_003, 53_004, 53_012])).toEqual([0, 0, 0, 0, 0]);
 	});
 
+	it('one amount written as a number or as text is one plan: the sheet read again with "57001" for 57001 pays, once', async () => {
+		const approved = sheet(['1', 57_001], ['2', 57_002]);
+		const asText = approved.map((row) => ({ ...row, amount: String(row.amount) as unknown as number }));
+		const result = await runApproval({ approved, paid: asText });
+		expect(result.error()).toBeUndefined();
+		expect(outputOf(result, 'Pay').map((item) => [item.outcome, item.amount])).toEqual([
+			['created', 57_001],
+			['created', 57_002],
+		]);
+		expect(await paidTimes([57_001, 57_002])).toEqual([1, 1]);
+	});
+
 	it('refuses the whole run when the paying node now goes to another API client', async () => {
 		const approved = sheet(['1', 54_001], ['2', 54_002]);
 		const result = await runApproval({ approved, payCredential: SECOND_CLIENT });

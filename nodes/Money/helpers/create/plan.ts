@@ -176,22 +176,21 @@ export function approvalOf(context: IExecuteFunctions, resource: TransactionReso
 	const configured = 'approvedPlan' in ((node.parameters.options as IDataObject | undefined) ?? {});
 	const given = rows.map((row) => (typeof row.options.approvedPlan === 'string' ? row.options.approvedPlan.trim() : ''));
 	const approved = configured ? given[0] : undefined;
+	const empty = given.flatMap((value, index) => (value === '' ? [index] : []));
+	if (configured && empty.length > 0) {
+		return refuse(`Approved Plan (options.approvedPlan) gave no plan for ${itemList(empty)}: a run with Approved Plan pays only a plan a person approved`, `${mapIt} Nothing was sent.`);
+	}
+	const other = given.findIndex((value) => value !== approved);
+	if (configured && other >= 0) {
+		return refuse(`Approved Plan (options.approvedPlan) is not one plan for the run: item 1 gives ${approved}, item ${other + 1} gives ${given[other]}`, `A run pays one approved plan. ${mapIt} Nothing was sent.`);
+	}
 	if (firstApproved !== undefined && approved !== firstApproved) {
-		const now = approved === undefined || approved === '' ? 'without Approved Plan' : `under ${approved}`;
 		return refuse(
-			`this run of the node was first approved as plan ${firstApproved}, and is now repeated ${now}`,
+			`this run of the node was first approved as plan ${firstApproved}, and is now repeated ${approved === undefined ? 'without Approved Plan' : `under ${approved}`}`,
 			'A Retry repeats the approved run: it pays the rest of that plan, or nothing. Put back the Approved Plan the run started with, then Retry; to pay another plan, preview it and have it approved in a new execution.',
 		);
 	}
 	if (approved === undefined) return {};
-	const empty = given.flatMap((value, index) => (value === '' ? [index] : []));
-	if (empty.length > 0) {
-		return refuse(`Approved Plan (options.approvedPlan) gave no plan for ${itemList(empty)}: a run with Approved Plan pays only a plan a person approved`, `${mapIt} Nothing was sent.`);
-	}
-	const other = given.findIndex((value) => value !== approved);
-	if (other >= 0) {
-		return refuse(`Approved Plan (options.approvedPlan) is not one plan for the run: item 1 gives ${approved}, item ${other + 1} gives ${given[other]}`, `A run pays one approved plan. ${mapIt} Nothing was sent.`);
-	}
 	if (plan.unreferenced.length > 0) {
 		const description = `The preview and this node are two nodes with their own keys for rows without a Business Reference, so a plan with such rows cannot be approved. Map your own payout ID as the Business Reference of both nodes, preview again and have that plan approved. Nothing was sent.`;
 		return refuse(`a run with Approved Plan needs a Business Reference on every row; ${itemList(plan.unreferenced)} ${plan.unreferenced.length === 1 ? 'has' : 'have'} none`, description, 'idempotency-key');

@@ -81,6 +81,17 @@ describe('create validation', () => {
 		expect(validateCreateInput('charge', { ...valid, message: '😀'.repeat(255) }).ok).toBe(true);
 	});
 
+	it('refuses a party identifier or Account Number given as a number that is not an exact integer: beyond 9007199254740991 two IDs read as one party or wallet', () => {
+		const [one, other] = [Number('12345678901234567890'), Number('12345678901234567891')];
+		expect(one).toBe(other);
+		expect(problemOf('payout', { identifier: one })).toMatchObject({ parameter: 'beneficiaryIdentifier', field: 'beneficiary_identifier.identifier', rule: expect.stringContaining('not an exact integer') });
+		expect(problemOf('payout', { identifier: 1.5 })).toMatchObject({ parameter: 'beneficiaryIdentifier' });
+		expect(problemOf('charge', { accountNumber: other })).toMatchObject({ parameter: 'additionalFields.accountNumber', field: 'account_number' });
+		expect(problemOf('charge', { paymentReferenceNumber: other })).toMatchObject({ field: 'payment_reference.ref_number' });
+		const exact = validateCreateInput('payout', { ...valid, identifier: 22890000000, identifierType: 'phone', channel: 'psp-a-tg', accountNumber: 1002, paymentReferenceNumber: 7 });
+		expect(exact).toMatchObject({ ok: true, body: { beneficiary_identifier: { identifier: '22890000000' }, account_number: '1002', payment_reference: { ref_number: '7' } } });
+	});
+
 	it('refuses bank_account payouts as reserved', () => {
 		expect(problemOf('payout', { identifierType: 'bank_account' }).rule).toContain('reserved');
 	});

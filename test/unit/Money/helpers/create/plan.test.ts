@@ -209,6 +209,13 @@ describe('Approved Plan', () => {
 		expect(approvalOf(nodeRun({ ...situation, options: {} }), 'payout', approved, without, approved.id).refusal?.message).toContain(`this run of the node was first approved as plan ${approved.id}, and is now repeated without Approved Plan`);
 	});
 
+	it('a repeat of an approved run whose Approved Plan now gives nothing (its expression fails in a Retry): refused as giving no plan, not as a run without the option', () => {
+		const empty = approving(approvedRows, '');
+		const { refusal } = approvalOf(nodeRun(situation), 'payout', approved, empty, approved.id);
+		expect(refusal?.message).toContain('Approved Plan (options.approvedPlan) gave no plan for items 1, 2 and 3');
+		expect(refusal?.message).not.toContain('without Approved Plan');
+	});
+
 	it('a row that cannot be sent is part of the plan as it is: fixing it after the approval changes the plan', () => {
 		const broken = row(1, 'p-2', undefined);
 		broken.error = fieldError(node({}), { parameter: 'amount', label: 'Amount', field: 'amount', rule: 'must be a number' }, 1);
