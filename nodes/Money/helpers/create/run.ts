@@ -237,7 +237,8 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 				const got = typeof unanswered === 'string' ? unanswered : noAnswer ? 'no answer' : `HTTP ${String(httpCode)}`;
 				memory.failed(key, httpCode, uncertain ? `${got} in execution ${context.getExecutionId()}` : undefined, earlierEntry);
 			}
-			throw Object.assign(nodeError, { context: Object.assign(nodeError.context, { sent: identity, idempotency_key: key }) });
+			Object.assign(nodeError.context, { sent: identity, idempotency_key: key });
+			throw nodeError;
 		}
 	};
 
@@ -260,7 +261,10 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			}
 			started = true;
 			const held = gate.holdOf(row);
-			if (held) throw Object.assign(held, { context: Object.assign(held.context, { sent: identity, idempotency_key: key }) });
+			if (held) {
+				Object.assign(held.context, { sent: identity, idempotency_key: key });
+				throw held;
+			}
 			gate.bind();
 			if (!preview) return await send(row, key, body, identity);
 			const moves = memory.isAccepted(key) ? false : earlier !== undefined ? 'maybe' : true;
