@@ -94,9 +94,9 @@ export const referenceItems = (references: string[]): INodeExecutionData[] =>
 
 /* Workflows of the per-call comparison. Every variant reads the reference with the same expression. */
 
-export function moneyGetWorkflow(engine: Engine, concurrency = 1, simplify = false): Workflow {
-	const options: INodeParameters = {};
-	if (concurrency > 1) options.concurrency = concurrency;
+/** `concurrency` undefined: the node's default. */
+export function moneyGetWorkflow(engine: Engine, concurrency: number | undefined, simplify = false): Workflow {
+	const options: INodeParameters = concurrency === undefined ? {} : { concurrency };
 	return buildWorkflow(engine, {
 		nodes: [node('Money', MONEY_NODE, 1, { resource: 'charge', operation: 'get', reference: '={{ $json.reference }}', simplify, options })],
 	});

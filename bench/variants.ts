@@ -17,7 +17,7 @@ export function variantWorkflow(engine: Engine, info: SandboxInfo, variant: Engi
 		case 'node':
 			return [moneyGetWorkflow(engine, 1), 'Money'];
 		case 'node8':
-			return [moneyGetWorkflow(engine, 8), 'Money'];
+			return [moneyGetWorkflow(engine, undefined), 'Money'];
 		case 'nodeAll':
 			return [moneyGetWorkflow(engine, ALL_AT_ONCE), 'Money'];
 		case 'helper':

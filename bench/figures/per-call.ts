@@ -115,7 +115,7 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 		engineVariant(context, 'http', httpRequestNodeWorkflow(context.engine, context.sandbox.info), 'HTTP Request', sameReference),
 		engineVariant(context, 'httpSequential', httpRequestNodeWorkflow(context.engine, context.sandbox.info, true), 'HTTP Request', sameReference),
 		engineVariant(context, 'code', codeSigningWorkflow(context.engine, context.sandbox.info), 'HTTP Request', sameReference, true),
-		engineVariant(context, 'node8', moneyGetWorkflow(context.engine, 8), 'Money', sameReference),
+		engineVariant(context, 'node8', moneyGetWorkflow(context.engine, undefined), 'Money', sameReference),
 		floorVariant(context, 'floor8', 8),
 		floorVariant(context, 'floorNew', 1, false),
 	];
@@ -169,30 +169,20 @@ export async function perCallFigures(context: BenchContext, options: { items: nu
 			baseline: 'minimal node calling httpRequestWithAuthentication',
 			note: 'goal <= 1.1',
 		}),
-		figure('per_call_vs_http_request_node', 'x', perRound('node', 'http'), {
+		figure('per_call_vs_http_request_node', 'x', perRound('node8', 'http'), {
 			ratio: identity,
 			baseline: 'HTTP Request node with the Money API predefined credential',
-			note: 'goal <= 1.0; the HTTP Request node starts every item\'s request before awaiting any, the Money node reads one at a time by default',
-		}),
-		figure('per_call_8_in_flight_vs_http_request_node', 'x', perRound('node8', 'http'), {
-			ratio: identity,
-			baseline: 'HTTP Request node (which sends every item at once)',
-			note: 'Money node with options.concurrency = 8',
+			note: 'goal <= 1.0; both nodes at their defaults: the HTTP Request node starts every item\'s request before awaiting any, the Money node reads 8 items at a time',
 		}),
 		figure('per_call_cpu_vs_n8n_helper', 'x', cpuPerRound('node', 'helper'), {
 			ratio: identity,
 			baseline: 'CPU time per call of the minimal node',
 			note: "figure 2 in CPU time of the n8n process, which other processes on a shared machine disturb less than wall time",
 		}),
-		figure('per_call_cpu_vs_http_request_node', 'x', cpuPerRound('node', 'http'), {
+		figure('per_call_cpu_vs_http_request_node', 'x', cpuPerRound('node8', 'http'), {
 			ratio: identity,
 			baseline: 'CPU time per call of the HTTP Request node',
-			note: 'figure 3 in CPU time',
-		}),
-		figure('per_call_8_in_flight_cpu_vs_http_request_node', 'x', cpuPerRound('node8', 'http'), {
-			ratio: identity,
-			baseline: 'CPU time per call of the HTTP Request node (which sends every item at once)',
-			note: 'Money node with options.concurrency = 8, in CPU time',
+			note: 'figure 3 in CPU time, both nodes at their defaults',
 		}),
 		figure('per_call_cpu_vs_http_request_node_sequential', 'x', cpuPerRound('node', 'httpSequential'), {
 			ratio: identity,

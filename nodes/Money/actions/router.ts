@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { asNodeError, errorItemJson, isCancellation } from '../../transport/errors';
 import { cancelSignalOf } from '../../transport/request';
+import { DEFAULT_READ_CONCURRENCY } from '../descriptions/options';
 import { runBounded } from '../helpers/bounded';
 import type { ItemRun } from '../helpers/create/run';
 import * as account from './account';
@@ -64,7 +65,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			? await handler.start.call(this)
 			: { execute: async (itemIndex) => await handler.execute.call(this, itemIndex), failedJson: (_itemIndex, error) => errorItemJson(error), finish: () => undefined };
 	const concurrency = CONCURRENT_OPERATIONS.has(operation)
-		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, 1)) || 1))
+		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, DEFAULT_READ_CONCURRENCY)) || 1))
 		: 1;
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
 

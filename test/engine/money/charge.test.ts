@@ -73,6 +73,21 @@ describe('Money node against the sandbox', () => {
 			expect(result.output('Money').map((item) => item.pairedItem)).toEqual(references.map((_, item) => ({ item })));
 		});
 
+		it('reads 8 items at a time when Concurrency is not set, as the HTTP Request node sends its items without waiting', async () => {
+			const references: string[] = [];
+			for (let index = 0; index < 16; index++) references.push(String(json(await run(charge({ amount: 1000 + index }))).reference));
+			await env.sb.control.addFault({ route: 'get_money_v1_charge_reference', kind: 'delay', delayMs: 400 });
+			const started = Date.now();
+			const result = await run(
+				{ resource: 'charge', operation: 'get', reference: '={{ $json.reference }}', options: FAST },
+				{ items: references.map((reference) => ({ json: { reference } })) },
+			);
+			await env.sb.control.clearFaults();
+			expect(result.output('Money').map((item) => item.json.reference)).toEqual(references);
+			// 16 reads of 400 ms: one at a time 6.4 s, 8 at a time two rounds.
+			expect(Date.now() - started).toBeLessThan(8 * 400);
+		});
+
 		it('lists charges with a limit and filters, one item per charge', async () => {
 			await env.sb.control.seed({ resource: 'charge', count: 30, status: 'FAILED', channel: 'psp-b-tg' });
 			const result = await run({
