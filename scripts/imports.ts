@@ -80,8 +80,12 @@ export function reach(graph: ImportGraph, start: string, options: { withoutDescr
 		pending.push(...(graph.get(file) ?? []));
 	}
 	const files = [...seen].sort();
-	const lines = files.reduce((sum, file) => sum + fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').length, 0);
-	return { files, lines };
+	return { files, lines: files.reduce((sum, file) => sum + linesOf(file), 0) };
+}
+
+/** Lines as `wc -l` counts them. */
+function linesOf(file: string): number {
+	return (fs.readFileSync(path.join(ROOT, file), 'utf8').match(/\n/g) ?? []).length;
 }
 
 export const PAYOUT_CREATE = 'nodes/Money/actions/payment/create.operation.ts';
@@ -90,7 +94,7 @@ if (require.main === module) {
 	const graph = importGraph();
 	const start = process.argv[2] ?? PAYOUT_CREATE;
 	const { files, lines } = reach(graph, start, { withoutDescriptions: true });
-	for (const file of files) console.log(`${String(fs.readFileSync(path.join(ROOT, file), 'utf8').split('\n').length).padStart(5)} ${file}`);
+	for (const file of files) console.log(`${String(linesOf(file)).padStart(5)} ${file}`);
 	console.log(`${start} reaches ${files.length} files, ${lines} lines (descriptions apart)`);
 	const cycles = importCycles(graph);
 	console.log(cycles.length === 0 ? 'no import cycle in nodes/ and credentials/' : `import cycles:\n${cycles.map((cycle) => `  ${cycle.join(' <-> ')}`).join('\n')}`);
