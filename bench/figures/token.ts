@@ -5,14 +5,15 @@ import type { BenchContext } from './context';
 
 /**
  * Figure 4: token requests the sandbox sees while the Money node reads `items` charges split over
- * `executions` executions, starting from a credential that has no token yet (as after saving it).
+ * `executions` executions at the node's default Concurrency, starting from a credential that has no
+ * token yet (as after saving it).
  */
 export async function tokenFigures(
 	context: BenchContext,
 	options: { items: number; executions: number; runs: number },
 ): Promise<FigureResult[]> {
 	const perExecution = Math.ceil(options.items / options.executions);
-	const workflow = moneyGetWorkflow(context.engine, 1);
+	const workflow = moneyGetWorkflow(context.engine, undefined);
 	const samples: number[] = [];
 	for (let run = 0; run < options.runs; run++) {
 		context.engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(context.sandbox.info));

@@ -88,6 +88,19 @@ describe('Money node against the sandbox', () => {
 			expect(Date.now() - started).toBeLessThan(8 * 400);
 		});
 
+		it('fetches one token when a Get of 16 items at the default Concurrency starts on a credential that has none yet', async () => {
+			const references: string[] = [];
+			for (let index = 0; index < 16; index++) references.push(String(json(await run(charge({ amount: 2000 + index }))).reference));
+			env.engine.credentials.set('no-token-yet', CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info));
+			const before = (await env.sb.control.counters()).tokenRequests;
+			const result = await run(
+				{ resource: 'charge', operation: 'get', reference: '={{ $json.reference }}', options: FAST },
+				{ items: references.map((reference) => ({ json: { reference } })), credentialId: 'no-token-yet' },
+			);
+			expect(result.output('Money').map((item) => item.json.reference)).toEqual(references);
+			expect((await env.sb.control.counters()).tokenRequests - before).toBe(1);
+		});
+
 		it('lists charges with a limit and filters, one item per charge', async () => {
 			await env.sb.control.seed({ resource: 'charge', count: 30, status: 'FAILED', channel: 'psp-b-tg' });
 			const result = await run({
