@@ -42,6 +42,9 @@ export interface Attempt {
 	id: string;
 	status: number | null;
 	ms: number;
+	/** When it was sent (epoch ms), and the start of what n8n answered. */
+	at: number;
+	answer?: string;
 }
 
 export interface SendOptions {
@@ -69,14 +72,14 @@ export interface SendReport {
 	seconds: number;
 }
 
-async function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number | null; retryAfterMs?: number }> {
+async function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number | null; retryAfterMs?: number; answer?: string }> {
 	try {
 		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: AbortSignal.timeout(timeoutMs) });
-		await res.arrayBuffer();
+		const answer = (await res.text()).slice(0, 120);
 		const retryAfter = Number(res.headers.get('retry-after'));
-		return { status: res.status, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 10) * 1000 : undefined };
-	} catch {
-		return { status: null };
+		return { status: res.status, answer, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 10) * 1000 : undefined };
+	} catch (error) {
+		return { status: null, answer: String((error as Error).cause ?? error).slice(0, 120) };
 	}
 }
 
@@ -94,8 +97,8 @@ export async function sendAll(events: StreamEvent[], options: SendOptions): Prom
 			for (let attempt = 1; attempt <= maxAttempts; attempt++) {
 				const headers = 'unsigned' in target ? {} : signWebhook(target, event.body, Math.floor(Date.now() / 1000));
 				const t = Date.now();
-				const { status, retryAfterMs } = await postOnce(target.url, headers, event.body, timeoutMs);
-				attempts.push({ id: event.id, status, ms: Date.now() - t });
+				const { status, retryAfterMs, answer } = await postOnce(target.url, headers, event.body, timeoutMs);
+				attempts.push({ id: event.id, status, ms: Date.now() - t, at: t, answer });
 				if (status !== null && status >= 200 && status < 300) {
 					acknowledged.set(event.id, attempt);
 					onAcknowledged?.(acknowledged.size);

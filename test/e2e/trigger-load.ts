@@ -163,7 +163,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: `Money Trigger: a stream of ${RESTART_EVENTS} events through an n8n restart, the sender retrying: every event runs, exactly once unless n8n answered it 500 after writing its execution`,
+			name: `n8n assumption: while it starts, until its database is migrated, n8n answers every request 200 (${JSON.stringify(STARTING_UP)}), a webhook delivery too, and hands it to no trigger: Money Trigger: a stream of ${RESTART_EVENTS} events through an n8n restart, the sender retrying: every event n8n hands to the trigger runs, exactly once unless n8n answered it 500 after writing its execution`,
 			async fn() {
 				await ctx.api.activateWorkflow(ids.restart);
 				await waitRegistered(url(hooks.restart));
@@ -179,7 +179,11 @@ export function build(ctx: E2eContext): CasePart {
 					onAcknowledged: (count) => count >= RESTART_EVENTS / 3 && third(),
 				});
 				await thirdAcknowledged;
+				const watching = new AbortController();
+				const startupAnswers = watchStartup(url(hooks.restart), watching.signal);
 				await ctx.restartN8n();
+				watching.abort();
+				const startup = await startupAnswers;
 				const sent = await sending;
 				const list = await settle(ids.restart, RESTART_EVENTS, 20_000);
 				const figures = verdict(events, sent, list);
@@ -190,7 +194,19 @@ export function build(ctx: E2eContext): CasePart {
 				const answeredError = new Set(sent.attempts.filter((attempt) => attempt.status === null || attempt.status >= 500).map((attempt) => attempt.id));
 				const twice = [...runsPerEvent(list, 'success')].filter(([, count]) => count > 1).map(([id]) => id);
 				const twiceUnexplained = twice.filter((id) => !answeredError.has(id));
-				ctx.note(`Money Trigger stream through a restart: ${JSON.stringify({ ...figures, ranTwiceAfterAnErrorOrNoAnswer: twice.length - twiceUnexplained.length })}`);
+				// A delivery that reached n8n while it started was acknowledged by n8n's start-up page and
+				// never reached the trigger: the sender stops, the event is lost whatever the trigger
+				// (docs/webhook-memory.md, what it cannot promise). Reported; any other fails the check.
+				const acknowledgedWhileStarting = new Set(sent.attempts.filter((attempt) => attempt.status === 200 && attempt.answer?.startsWith(STARTING_UP)).map((attempt) => attempt.id));
+				const started = runsPerEvent(list);
+				const withoutExecution = events.filter((event) => sent.acknowledged.has(event.id) && !started.has(event.id)).map((event) => event.id);
+				const withoutExecutionUnexplained = withoutExecution.filter((id) => !acknowledgedWhileStarting.has(id));
+				ctx.note(
+					`Money Trigger stream through a restart: ${JSON.stringify({ ...figures, ranTwiceAfterAnErrorOrNoAnswer: twice.length - twiceUnexplained.length, acknowledgedByStartupPage: acknowledgedWhileStarting.size, startupPageAnswersToTheWatcher: startup.startupPage, watcherAnswers: startup.answers })}`,
+				);
+				// n8n 1.123 gives the same answer (the same AbstractServer) in a window too short to hit on
+				// every restart: reported there, asserted on 2.x.
+				if (!n8nVersion().startsWith('1.')) assert.ok(startup.startupPage > 0, `n8n never answered ${JSON.stringify(STARTING_UP)} while it started (polled by ${WATCH_LANES} lanes, each every ${WATCH_MS} ms): ${JSON.stringify(startup.answers)}`);
 				assert.equal(figures.acknowledged, RESTART_EVENTS, `events never acknowledged: ${JSON.stringify(figures)}`);
 				assert.deepEqual(twiceUnexplained, [], `events ran twice although every delivery was answered 2xx or 4xx: ${JSON.stringify(figures)}`);
 				// n8n 1.x answers an event before it creates its execution, and keeps taking webhooks while
@@ -199,14 +215,50 @@ export function build(ctx: E2eContext): CasePart {
 				// An execution running when n8n's shutdown ends (n8n's own grace period, or the test's
 				// SIGKILL 20 s after SIGTERM on a loaded machine) is marked crashed at the next start and
 				// not run again, whichever trigger started it: the event is in n8n's hands, shown as a
-				// crashed execution to retry (docs/webhook-memory.md). An acknowledged event with no
-				// execution at all fails the check.
-				ctx.note(`Money Trigger stream through a restart: ${figures.lost} acknowledged events never finished a run, ${figures.withoutExecution} of them have no execution`);
-				if (!n8nVersion().startsWith('1.')) assert.equal(figures.withoutExecution, 0, `${figures.withoutExecution} acknowledged events have no execution: ${JSON.stringify(figures)}`);
+				// crashed execution to retry (docs/webhook-memory.md). An event the trigger acknowledged
+				// with no execution at all fails the check.
+				ctx.note(`Money Trigger stream through a restart: ${figures.lost} acknowledged events never finished a run, ${figures.withoutExecution} of them have no execution, ${withoutExecution.length - withoutExecutionUnexplained.length} of those acknowledged by n8n's start-up page`);
+				if (!n8nVersion().startsWith('1.')) {
+					const attemptsOf = (id: string) => sent.attempts.filter((attempt) => attempt.id === id).map((attempt) => `${attempt.status} ${attempt.answer ?? ''}`.trim());
+					assert.deepEqual(
+						withoutExecutionUnexplained.map((id) => ({ id, attempts: attemptsOf(id) })),
+						[],
+						`acknowledged events without an execution, not by n8n's start-up page: ${JSON.stringify(figures)}`,
+					);
+				}
 			},
 		},
 	];
 	return { workflows: [workflow(ids.stream, hooks.stream), twoTriggers, workflow(ids.restart, hooks.restart)], checks };
+}
+
+/** What n8n answers, with 200, to every request while it starts and its database is not migrated yet (n8n's AbstractServer). */
+const STARTING_UP = 'n8n is starting up. Please wait';
+const WATCH_MS = 2;
+const WATCH_LANES = 4;
+
+/**
+ * Posts unsigned, empty deliveries to `url` from WATCH_LANES lanes, each every WATCH_MS, until
+ * `signal`: how often n8n answered with its start-up page (a window of about 100 ms on a restart),
+ * and each kind of answer seen (a wrongly signed delivery that reaches the trigger is refused 401
+ * and runs nothing).
+ */
+async function watchStartup(url: string, signal: AbortSignal): Promise<{ startupPage: number; answers: Record<string, number> }> {
+	const answers: Record<string, number> = {};
+	let startupPage = 0;
+	const lane = async () => {
+		while (!signal.aborted) {
+			const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal })
+				.then(async (res) => ({ status: res.status, text: await res.text() }))
+				.catch(() => null); // n8n is stopped or not listening yet, or the watch ended
+			const key = answer ? String(answer.status) : 'none';
+			answers[key] = (answers[key] || 0) + 1;
+			if (answer?.status === 200 && answer.text.startsWith(STARTING_UP)) startupPage++;
+			await sleep(WATCH_MS);
+		}
+	};
+	await Promise.all(Array.from({ length: WATCH_LANES }, lane));
+	return { startupPage, answers };
 }
 
 /** n8n registers an activated workflow's webhooks a moment after the API answers: until then, 404. */
