@@ -3,6 +3,10 @@
  * after 3,000 other transactions and 11 minutes starts nothing, and a stale PENDING of a charge
  * completed before them is dropped. Run by scripts/e2e.ts.
  *
+ * On the n8n 1.x line the others are 500: the memory is the pack's, the same on both lines, and the
+ * main line shows it past the 2,000 of the memory of before; 1.x shows the memory kept across the
+ * same 11 minutes, without 2,500 more deliveries on a machine both lines share.
+ *
  * The 11 minutes are real time, spent by the other checks: the first check sends the 100 events
  * and the 3,000 others; the second runs last (`runLast`) and waits only for what is left of the
  * 11 minutes (all of it when it runs alone). n8n's clock is n8n's: no test clock, no seeded state.
@@ -11,13 +15,13 @@
 import { strict as assert } from 'node:assert';
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { n8nVersion } from '../../scripts/n8n';
 import type { Check, CasePart, E2eContext } from './case-setup';
 import { chargeEvents, runTag, sendAll, type StreamEvent } from './deliveries';
 import { waitRegistered } from './trigger-load';
 import { chain, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } from './workflows';
 
 const RAN = 100;
-const OTHERS = 3000;
 const HORIZON_WAIT_MS = 11 * 60_000;
 const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000 };
 
@@ -31,9 +35,10 @@ function withId(id: (event: StreamEvent) => string) {
 }
 
 export function build(ctx: E2eContext): CasePart {
+	const OTHERS = n8nVersion().startsWith('1.') ? 500 : 3000;
 	const id = 'e2eTrigHorizon'; // n8n 1.x saves static data only for ids of 16 characters at most (isWorkflowIdValid)
 	const webhookId = webhookIdFor('e2e trigger horizon');
-	// PENDING and COMPLETED run; the 3,000 others are FAILED charges, answered without a run (filtered)
+	// PENDING and COMPLETED run; the others are FAILED charges, answered without a run (filtered)
 	// and remembered all the same.
 	const workflow = chain(id, 'e2e money trigger horizon', [
 		node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['PENDING', 'COMPLETED'] }), { webhookId }),
