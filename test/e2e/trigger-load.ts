@@ -181,8 +181,11 @@ export function build(ctx: E2eContext): CasePart {
 				await thirdAcknowledged;
 				const watching = new AbortController();
 				const startupAnswers = watchStartup(url(hooks.restart), watching.signal);
-				await ctx.restartN8n();
-				watching.abort();
+				try {
+					await ctx.restartN8n();
+				} finally {
+					watching.abort();
+				}
 				const startup = await startupAnswers;
 				const sent = await sending;
 				const list = await settle(ids.restart, RESTART_EVENTS, 20_000);
@@ -196,17 +199,20 @@ export function build(ctx: E2eContext): CasePart {
 				const twiceUnexplained = twice.filter((id) => !answeredError.has(id));
 				// A delivery that reached n8n while it started was acknowledged by n8n's start-up page and
 				// never reached the trigger: the sender stops, the event is lost whatever the trigger
-				// (docs/webhook-memory.md, what it cannot promise). Reported; any other fails the check.
-				const acknowledgedWhileStarting = new Set(sent.attempts.filter((attempt) => attempt.status === 200 && attempt.answer?.startsWith(STARTING_UP)).map((attempt) => attempt.id));
+				// (docs/webhook-memory.md, what it cannot promise). Reported, unless the saved memory holds
+				// the event's status: then an earlier attempt reached the trigger, which committed it without
+				// an execution, and a retry that got through would have been answered as a duplicate. Any
+				// other acknowledged event without an execution fails the check (less the executions whose
+				// data names no event: each stands for at most one).
+				const saved = storedStatuses((await ctx.api.getWorkflow(ids.restart)).staticData);
+				const byStartupPage = (event: StreamEvent) => sent.attempts.some((attempt) => attempt.id === event.id && attempt.status === 200 && attempt.answer?.startsWith(STARTING_UP));
 				const started = runsPerEvent(list);
-				const withoutExecution = events.filter((event) => sent.acknowledged.has(event.id) && !started.has(event.id)).map((event) => event.id);
-				const withoutExecutionUnexplained = withoutExecution.filter((id) => !acknowledgedWhileStarting.has(id));
+				const withoutExecution = events.filter((event) => sent.acknowledged.has(event.id) && !started.has(event.id));
+				const lostToStartupPage = withoutExecution.filter((event) => byStartupPage(event) && !saved.get(event.reference)?.includes('COMPLETED'));
+				const withoutExecutionUnexplained = withoutExecution.filter((event) => !lostToStartupPage.includes(event));
 				ctx.note(
-					`Money Trigger stream through a restart: ${JSON.stringify({ ...figures, ranTwiceAfterAnErrorOrNoAnswer: twice.length - twiceUnexplained.length, acknowledgedByStartupPage: acknowledgedWhileStarting.size, startupPageAnswersToTheWatcher: startup.startupPage, watcherAnswers: startup.answers })}`,
+					`Money Trigger stream through a restart: ${JSON.stringify({ ...figures, ranTwiceAfterAnErrorOrNoAnswer: twice.length - twiceUnexplained.length, lostToStartupPage: lostToStartupPage.map((event) => event.id), startupPageAnswersToTheWatcher: startup.startupPage, watcherAnswers: startup.answers })}`,
 				);
-				// n8n 1.123 gives the same answer (the same AbstractServer) in a window too short to hit on
-				// every restart: reported there, asserted on 2.x.
-				if (!n8nVersion().startsWith('1.')) assert.ok(startup.startupPage > 0, `n8n never answered ${JSON.stringify(STARTING_UP)} while it started (polled by ${WATCH_LANES} lanes, each every ${WATCH_MS} ms): ${JSON.stringify(startup.answers)}`);
 				assert.equal(figures.acknowledged, RESTART_EVENTS, `events never acknowledged: ${JSON.stringify(figures)}`);
 				assert.deepEqual(twiceUnexplained, [], `events ran twice although every delivery was answered 2xx or 4xx: ${JSON.stringify(figures)}`);
 				// n8n 1.x answers an event before it creates its execution, and keeps taking webhooks while
@@ -217,15 +223,15 @@ export function build(ctx: E2eContext): CasePart {
 				// not run again, whichever trigger started it: the event is in n8n's hands, shown as a
 				// crashed execution to retry (docs/webhook-memory.md). An event the trigger acknowledged
 				// with no execution at all fails the check.
-				ctx.note(`Money Trigger stream through a restart: ${figures.lost} acknowledged events never finished a run, ${figures.withoutExecution} of them have no execution, ${withoutExecution.length - withoutExecutionUnexplained.length} of those acknowledged by n8n's start-up page`);
-				if (!n8nVersion().startsWith('1.')) {
+				ctx.note(`Money Trigger stream through a restart: ${figures.lost} acknowledged events never finished a run, ${figures.withoutExecution} of them have no execution, ${lostToStartupPage.length} of those acknowledged by n8n's start-up page and not in the saved memory`);
+				if (!n8nVersion().startsWith('1.') && withoutExecutionUnexplained.length > figures.unknownExecutions) {
 					const attemptsOf = (id: string) => sent.attempts.filter((attempt) => attempt.id === id).map((attempt) => `${attempt.status} ${attempt.answer ?? ''}`.trim());
-					assert.deepEqual(
-						withoutExecutionUnexplained.map((id) => ({ id, attempts: attemptsOf(id) })),
-						[],
-						`acknowledged events without an execution, not by n8n's start-up page: ${JSON.stringify(figures)}`,
-					);
+					const unexplained = withoutExecutionUnexplained.map((event) => ({ id: event.id, saved: saved.get(event.reference) ?? [], attempts: attemptsOf(event.id) }));
+					assert.fail(`${unexplained.length} acknowledged events without an execution, not lost to n8n's start-up page alone: ${JSON.stringify(unexplained)} ${JSON.stringify(figures)}`);
 				}
+				// n8n 1.123 gives the same answer (the same AbstractServer) in a window too short to hit on
+				// every restart: reported there, asserted on 2.x.
+				if (!n8nVersion().startsWith('1.')) assert.ok(startup.startupPage > 0, `n8n never answered ${JSON.stringify(STARTING_UP)} while it started (polled by ${WATCH_LANES} lanes, each every ${WATCH_MS} ms): ${JSON.stringify(startup.answers)}`);
 			},
 		},
 	];
