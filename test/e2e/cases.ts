@@ -39,6 +39,9 @@ export function build(ctx: E2eContext): CasePart {
 	const preview = previewCases.build(ctx, keyed);
 
 	const triggerWebhookId = webhookIdFor('e2e money trigger');
+	/** Used first by a Get of 16 items at the default Concurrency: n8n has no token for it yet. */
+	const firstUsedByManyReads: CredentialRef = { id: 'e2eMoneyCredReads16', name: 'Money sandbox, first used by 16 reads (e2e)' };
+	const readsPerRun = 16;
 	const workflows = [
 		wf('CreateCharge', 'e2e create charge', [
 			node.manualTrigger(),
@@ -60,6 +63,11 @@ export function build(ctx: E2eContext): CasePart {
 			node.money('Transaction Details', money.transactionGet('={{ $json.reference }}')),
 		]),
 		wf('Account', 'e2e account', [node.manualTrigger(), node.money('Account', money.accountGet())]),
+		wf('ReadsFreshToken', 'e2e get 16 charges on a credential with no token yet', [
+			node.manualTrigger(),
+			node.money('Get Many Charges', money.getAll('charge', { limit: readsPerRun })),
+			node.money('Get Charge', money.get('charge', '={{ $json.reference }}'), { cred: firstUsedByManyReads }),
+		]),
 		wf('Refused', 'e2e refused payout', [
 			node.manualTrigger(),
 			node.money('Create Payout', money.create('payout', { amount: 500, identifier: INELIGIBLE, channel: 'psp-a-tg', businessReference: unique('e2e-refused') })),
@@ -279,10 +287,23 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			name: `one token for a Get of ${readsPerRun} items at the default Concurrency (8 at a time) on a credential n8n has no token for yet`,
+			async fn() {
+				await ctx.sandbox.control.seed({ resource: 'charge', count: readsPerRun, status: 'COMPLETED' });
+				await ctx.run(ids.Account); // the main credential has its token before the count starts
+				const before = (await ctx.sandbox.control.counters()).tokenRequests;
+				const r = await ctx.run(ids.ReadsFreshToken);
+				const listed = r.output('Get Many Charges').map(referenceOf);
+				assert.equal(listed.length, readsPerRun);
+				assert.deepEqual(r.output('Get Charge').map(referenceOf), listed, 'the reads came out in another order than their items');
+				assert.equal((await ctx.sandbox.control.counters()).tokenRequests - before, 1, 'token requests for the reads');
+			},
+		},
+		{
 			name: 'the token is fetched once per credential across executions',
 			async fn() {
 				const counters = await ctx.sandbox.control.counters();
-				const credentials = 1 + payoutRun.credentials.length;
+				const credentials = 1 + payoutRun.credentials.length + 1; // the main one, the paced one, firstUsedByManyReads
 				assert.equal(counters.tokenRequests, credentials, `token requested ${counters.tokenRequests} times for ${credentials} credentials`);
 			},
 		},
@@ -310,5 +331,6 @@ export function build(ctx: E2eContext): CasePart {
 		// After the token check: this credential fetches a token of its own.
 		...preview.checks,
 	];
-	return { workflows, checks, credentials: [...payoutRun.credentials, ...preview.credentials] };
+	const readsCredential = { id: firstUsedByManyReads.id, name: firstUsedByManyReads.name, type: CREDENTIAL_TYPE, data: moneyCredentialFor(info) };
+	return { workflows, checks, credentials: [...payoutRun.credentials, ...preview.credentials, readsCredential] };
 }

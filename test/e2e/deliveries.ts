@@ -42,8 +42,7 @@ export interface Attempt {
 	id: string;
 	status: number | null;
 	ms: number;
-	/** When it was sent (epoch ms), and the start of what n8n answered. */
-	at: number;
+	/** The start of what n8n answered (or of the network error). */
 	answer?: string;
 }
 
@@ -98,7 +97,7 @@ export async function sendAll(events: StreamEvent[], options: SendOptions): Prom
 				const headers = 'unsigned' in target ? {} : signWebhook(target, event.body, Math.floor(Date.now() / 1000));
 				const t = Date.now();
 				const { status, retryAfterMs, answer } = await postOnce(target.url, headers, event.body, timeoutMs);
-				attempts.push({ id: event.id, status, ms: Date.now() - t, at: t, answer });
+				attempts.push({ id: event.id, status, ms: Date.now() - t, answer });
 				if (status !== null && status >= 200 && status < 300) {
 					acknowledged.set(event.id, attempt);
 					onAcknowledged?.(acknowledged.size);
