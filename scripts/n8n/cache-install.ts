@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 
 import { log, seconds, tailFile } from './log';
+import { pidAlive } from './processes';
 
 const MARKER = '.install-complete.json';
 const REPO = path.resolve(__dirname, '..', '..');
@@ -44,15 +45,6 @@ export function isComplete(dir: string): boolean {
 
 function sleepSync(ms: number): void {
 	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
-
-function pidAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (e) {
-		return (e as NodeJS.ErrnoException).code === 'EPERM';
-	}
 }
 
 function safeMtime(p: string): number {

@@ -34,13 +34,14 @@ export interface CliResult {
 /**
  * Run an n8n CLI command (`import:credentials --input=F`, `import:workflow --input=F`,
  * `execute --id=ID --rawOutput`, `publish:workflow --id=ID`, ...).
- * A fresh task-broker port is used so it never collides with a running server.
+ * Fresh task-broker and runner health ports are used so it never collides with a running server.
  */
 export async function n8nCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
 	const { nodeBin, n8nBin } = ensureN8n();
 	const env: NodeJS.ProcessEnv = { ...(opts.env || {}) };
 	if (!env.N8N_USER_FOLDER) throw new Error('n8nCli: env.N8N_USER_FOLDER is required (use n8nEnv() or handle.cli())');
 	env.N8N_RUNNERS_BROKER_PORT = String(await freePort());
+	env.N8N_RUNNERS_HEALTH_CHECK_SERVER_PORT = String(await freePort());
 	env.PATH = [path.dirname(nodeBin), env.PATH || process.env.PATH].join(path.delimiter);
 	const child = spawn(nodeBin, [n8nBin, ...args], { cwd: env.N8N_USER_FOLDER, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
 	track(child);

@@ -2,19 +2,56 @@
 
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 
-/** A free TCP port on 127.0.0.1 (the OS picks it). */
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const srv = net.createServer();
-		srv.unref();
-		srv.on('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address() as net.AddressInfo;
-			srv.close(() => resolve(port));
-		});
-	});
+/**
+ * Ports handed out by freePort: below the kernel's ephemeral range (32768 and up on Linux), which
+ * the OS also uses for the local end of every outgoing connection, so a port picked there can be
+ * taken by a connection before the server that was given it binds it. Each port is reserved
+ * machine-wide by a file named after it (its content the reserving process's pid) until that
+ * process ends, so suites side by side never get the same port for any of their servers.
+ */
+const PORT_RANGE = { from: 20_000, to: 32_000 };
+const RESERVATIONS = path.join(os.tmpdir(), 'n8n-nodes-money-ports');
+
+/** Whether a process with this pid exists (EPERM: it does, as another user's). */
+export function pidAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (err) {
+		return (err as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
+/** Reserves `port` for this process; false when a live process holds it. */
+function reserve(port: number): boolean {
+	fs.mkdirSync(RESERVATIONS, { recursive: true });
+	const file = path.join(RESERVATIONS, String(port));
+	for (let attempt = 0; attempt < 2; attempt++) {
+		try {
+			fs.writeFileSync(file, String(process.pid), { flag: 'wx' });
+			return true;
+		} catch {
+			const holder = Number(fs.readFileSync(file, 'utf8').trim() || 0);
+			if (holder === process.pid) return false;
+			if (holder > 0 && pidAlive(holder)) return false;
+			fs.rmSync(file, { force: true });
+		}
+	}
+	return false;
+}
+
+/** A free TCP port on 127.0.0.1 for a server of ours, reserved for this process (see PORT_RANGE). */
+export async function freePort(): Promise<number> {
+	for (let tries = 0; tries < 500; tries++) {
+		const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+		if (!reserve(port)) continue;
+		if (await portFree(port)) return port;
+	}
+	throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.to} after 500 tries`);
 }
 
 /** Whether `port` on 127.0.0.1 can be listened on. */

@@ -23,6 +23,8 @@ export interface N8nEnvOptions {
 	userFolder: string;
 	port?: number;
 	brokerPort?: number;
+	/** The task runner's health server (off unless N8N_RUNNERS_HEALTH_CHECK_SERVER_ENABLED; its port is set anyway, so that turning it on collides with nothing). */
+	runnerHealthPort?: number;
 	encryptionKey?: string;
 	owner?: Owner;
 	nodeBin?: string;
@@ -114,6 +116,7 @@ export function n8nEnv(opts: N8nEnvOptions): NodeJS.ProcessEnv {
 		env.N8N_EDITOR_BASE_URL = `http://localhost:${opts.port}/`;
 	}
 	if (opts.brokerPort) env.N8N_RUNNERS_BROKER_PORT = String(opts.brokerPort);
+	if (opts.runnerHealthPort) env.N8N_RUNNERS_HEALTH_CHECK_SERVER_PORT = String(opts.runnerHealthPort);
 	if (opts.owner) {
 		const o = opts.owner;
 		env.N8N_INSTANCE_OWNER_MANAGED_BY_ENV = 'true';
@@ -135,7 +138,8 @@ export async function startN8n(opts: StartOptions): Promise<N8nHandle> {
 	const port = opts.port || (await freePort());
 	if (!(await portFree(port))) throw new Error(`port ${port} on 127.0.0.1 is already in use (set another port)`);
 	const brokerPort = opts.brokerPort || (await freePort());
-	const env = n8nEnv({ ...opts, port, brokerPort, nodeBin, n8nDir });
+	const runnerHealthPort = opts.runnerHealthPort || (await freePort());
+	const env = n8nEnv({ ...opts, port, brokerPort, runnerHealthPort, nodeBin, n8nDir });
 	const logFile = opts.logFile || path.join(opts.userFolder, 'n8n.log');
 	const fd = fs.openSync(logFile, 'a');
 	const logOffset = fs.fstatSync(fd).size; // the log is appended to: look for readyLogLine after this run's start only
