@@ -26,6 +26,8 @@ async function main(): Promise<void> {
 			void sandbox.close().then(() => process.exit(0));
 		}
 	});
+	// The bench process is gone (ended, killed, crashed): so is this sandbox.
+	process.once('disconnect', () => process.exit(0));
 	process.send?.({ type: 'ready', info: sandbox.info });
 }
 

@@ -1,8 +1,22 @@
 import { forkTs, nextMessage, SandboxProcess } from '../processes';
 import type { ReconcileJob, ReconcileReading } from '../reconcile-child';
-import { figure, type FigureResult, median, progress } from '../stats';
+import { figure, type FigureResult, median, progress, unmeasured } from '../stats';
 
 const label = (size: number): string => `${size / 1000}k`;
+
+/** The figures of one size, by name and unit. */
+function sizeFigures(size: number) {
+	return {
+		msPerRecord: { name: `reconcile_ms_per_record_${label(size)}`, unit: 'ms/record' },
+		matchMsPerRecord: { name: `reconcile_match_ms_per_record_${label(size)}`, unit: 'ms/record' },
+		peakMb: { name: `reconcile_peak_mb_${label(size)}`, unit: 'MB' },
+	};
+}
+
+/** The figures of a size a run leaves out, each not measured for `reason`. */
+export function reconcileUnmeasured(size: number, reason: string): FigureResult[] {
+	return Object.values(sizeFigures(size)).map(({ name, unit }) => unmeasured(name, unit, reason));
+}
 
 /**
  * Charge → Reconcile of N records against the N charges of a period (each size in its own year of
@@ -43,18 +57,19 @@ export async function reconcileFigures(options: { sizes: number[]; runs: number 
 	const results: FigureResult[] = [];
 	for (const size of options.sizes) {
 		const json = median(readings.get(size)!.map((reading) => reading.outputJsonMb));
+		const named = sizeFigures(size);
 		results.push(
-			figure(`reconcile_ms_per_record_${label(size)}`, 'ms/record', perRecord(size, (reading) => reading.elapsedMs), {
+			figure(named.msPerRecord.name, named.msPerRecord.unit, perRecord(size, (reading) => reading.elapsedMs), {
 				ratio: (value) => value / baseNode,
 				baseline: `ms/record at ${label(smallest)} (flat = 1)`,
 				note: `Money node Charge → Reconcile in n8n-core: ${size} records (fields by name) against ${size} charges read in pages of 100 and counted against the API's total`,
 			}),
-			figure(`reconcile_match_ms_per_record_${label(size)}`, 'ms/record', perRecord(size, (reading) => reading.matchMs), {
+			figure(named.matchMsPerRecord.name, named.matchMsPerRecord.unit, perRecord(size, (reading) => reading.matchMs), {
 				ratio: (value) => value / baseMatch,
 				baseline: `ms/record at ${label(smallest)} (flat = 1)`,
 				note: 'the matching alone (index, match, output items) over the envelopes the run read',
 			}),
-			figure(`reconcile_peak_mb_${label(size)}`, 'MB', readings.get(size)!.map((reading) => reading.peakHeapMb), {
+			figure(named.peakMb.name, named.peakMb.unit, readings.get(size)!.map((reading) => reading.peakHeapMb), {
 				ratio: (value) => value / json,
 				baseline: `the four outputs' own JSON (${json.toFixed(1)} MB)`,
 				note: 'peak heapUsed growth over the node run (records already in memory), sampled every 2 ms, fresh process',

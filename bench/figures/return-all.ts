@@ -1,8 +1,23 @@
 import { forkTs, nextMessage, SandboxProcess } from '../processes';
 import type { ReturnAllJob, ReturnAllReading } from '../return-all-child';
-import { figure, type FigureResult, median, progress } from '../stats';
+import { figure, type FigureResult, median, progress, unmeasured } from '../stats';
 
 const label = (size: number): string => `${size / 1000}k`;
+
+/** The figures of one size, by name and unit. */
+function sizeFigures(size: number) {
+	return {
+		msPerItem: { name: `return_all_ms_per_item_${label(size)}`, unit: 'ms/item' },
+		peakMb: { name: `return_all_peak_mb_${label(size)}`, unit: 'MB' },
+		retainedMb: { name: `return_all_retained_mb_${label(size)}`, unit: 'MB' },
+		peakRssMb: { name: `return_all_peak_rss_mb_${label(size)}`, unit: 'MB' },
+	};
+}
+
+/** The figures of a size a run leaves out, each not measured for `reason`. */
+export function returnAllUnmeasured(size: number, reason: string): FigureResult[] {
+	return Object.values(sizeFigures(size)).map(({ name, unit }) => unmeasured(name, unit, reason));
+}
 
 /** Each size lives in its own year, so a date filter selects exactly that many charges. */
 function yearOf(sizeIndex: number): number {
@@ -61,23 +76,24 @@ export async function returnAllFigures(options: { sizes: number[]; runs: number 
 	for (const size of options.sizes) {
 		const sizeReadings = readings.get(size)!;
 		const json = median(sizeReadings.map((reading) => reading.outputJsonMb));
+		const named = sizeFigures(size);
 		results.push(
-			figure(`return_all_ms_per_item_${label(size)}`, 'ms/item', msPerItem(size), {
+			figure(named.msPerItem.name, named.msPerItem.unit, msPerItem(size), {
 				ratio: (value) => value / baseMsPerItem,
 				baseline: `ms/item at ${label(smallest)} (flat = 1)`,
 				note: `${size} charges, walked by created_at in pages of 100 and counted against the API's total`,
 			}),
-			figure(`return_all_peak_mb_${label(size)}`, 'MB', sizeReadings.map((reading) => reading.peakHeapMb), {
+			figure(named.peakMb.name, named.peakMb.unit, sizeReadings.map((reading) => reading.peakHeapMb), {
 				ratio: (value) => value / json,
 				baseline: `the output's own JSON (${json.toFixed(1)} MB)`,
 				note: 'peak heapUsed growth over the run, sampled every 2 ms, fresh process',
 			}),
-			figure(`return_all_retained_mb_${label(size)}`, 'MB', sizeReadings.map((reading) => reading.retainedMb), {
+			figure(named.retainedMb.name, named.retainedMb.unit, sizeReadings.map((reading) => reading.retainedMb), {
 				ratio: (value) => value / json,
 				baseline: "the output's own JSON",
 				note: 'heap still held after the run (the execution data), after a full GC',
 			}),
-			figure(`return_all_peak_rss_mb_${label(size)}`, 'MB', sizeReadings.map((reading) => reading.peakRssMb), {
+			figure(named.peakRssMb.name, named.peakRssMb.unit, sizeReadings.map((reading) => reading.peakRssMb), {
 				ratio: (value) => value / json,
 				baseline: "the output's own JSON",
 				note: 'getrusage maxrss minus RSS before the run',

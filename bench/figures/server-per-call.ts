@@ -17,6 +17,14 @@ const KINDS = ['money', 'moneySequential', 'http', 'base'] as const;
 type Kind = (typeof KINDS)[number];
 type CallKind = Exclude<Kind, 'base'>;
 
+/** Workflow ids: n8n takes at most 21 characters (test/e2e/workflows.ts `chain`). */
+const WORKFLOW_IDS: Record<Kind, string> = {
+	money: 'benchPerCallMoney',
+	moneySequential: 'benchPerCallMoneySeq',
+	http: 'benchPerCallHttp',
+	base: 'benchPerCallBase',
+};
+
 /** Calls per workflow in the counting run. */
 const COUNTED_CALLS = 50;
 
@@ -39,7 +47,7 @@ function workflowOf(kind: Kind, baseUrl: string): Workflow {
 		http: [node.httpRequestMoney('HTTP Request', { url: `=${baseUrl}/money/v1/charge/{{ $json.reference }}` })],
 		base: [],
 	};
-	return chain(`benchPerCall${kind}`, `bench per-call ${kind}`, [webhookAnsweringAtTheEnd(kind), node.splitOut('Split Out', 'body'), ...last[kind]]);
+	return chain(WORKFLOW_IDS[kind], `bench per-call ${kind}`, [webhookAnsweringAtTheEnd(kind), node.splitOut('Split Out', 'body'), ...last[kind]]);
 }
 
 interface Sample {

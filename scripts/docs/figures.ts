@@ -6,6 +6,8 @@
  *                       :ratio the ratio; :base the baseline (value / ratio); :percent a share as %
  *   bench:date, bench:node   the date and Node of that run
  *   queue:NAME          a figure of bench/results/queue.json, named in QUEUE_FIGURES
+ *   queue-throughput:twoVsOneWorkers   payouts per minute on two workers vs one, from
+ *                       bench/results/queue-throughput.json (`npm run bench`'s queue group)
  *   server:NAME[:part]  a figure of bench/results/webhook-server.json, parts as for bench; server:date
  *   server:count:DB:TRIGGER:FIELD   a per-event count of its counting run (`server:count:sqlite:money:queries`)
  *   n8n:LINE, n8n:LINE:date  the tested patch of an n8n line and its registry day (scripts/n8n/versions.ts)
@@ -143,11 +145,14 @@ export const QUEUE_FIGURES: Record<string, (q: Record<string, any>) => string> =
 	pollCharges: (q) => fmt(poll(q).charges),
 	pollEmitted: (q) => fmt(poll(q).emitted),
 	pollMinutes: (q) => fmt(poll(q).minutes),
-	twoVsOneWorkers: (q) => {
-		const r = q.throughput.ratioTwoVsOne;
-		return `${fmt(r.median)} x (${r.runs} rounds, ${fmt(r.min)} .. ${fmt(r.max)})`;
-	},
 };
+
+/** `queue-throughput:twoVsOneWorkers`: the ratio of bench/results/queue-throughput.json, with its rounds and range. */
+function twoVsOneWorkers(throughput: Record<string, any>): string {
+	const r = throughput.ratioTwoVsOne;
+	if (!r) throw new Error('bench/results/queue-throughput.json has no ratioTwoVsOne: was it written by a full npm run bench?');
+	return `${fmt(r.median)} x (${r.runs} rounds, ${fmt(r.min)} .. ${fmt(r.max)})`;
+}
 
 /** The text for one inline marker's key. */
 export function figure(sources: Sources, key: string): string {
@@ -159,6 +164,7 @@ export function figure(sources: Sources, key: string): string {
 		if (!resolve) throw new Error(`queue:${name} is not in QUEUE_FIGURES (scripts/docs/figures.ts)`);
 		return resolve(sources.queue);
 	}
+	if (source === 'queue-throughput' && name === 'twoVsOneWorkers' && !part) return twoVsOneWorkers(sources.queueThroughput);
 	if (source === 'n8n' && name && name in TESTED_N8N) {
 		const tested = TESTED_N8N[name as keyof typeof TESTED_N8N];
 		if (!part) return tested.version;

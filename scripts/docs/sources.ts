@@ -25,6 +25,8 @@ export interface Sources {
 	bench: { figures: BenchFigure[]; date: string; node: string };
 	/** `npm run test:queue`'s full run: bench/results/queue.json. */
 	queue: Record<string, any>;
+	/** The `queue` group of `npm run bench`'s full run: payouts per minute on two workers vs one, bench/results/queue-throughput.json. */
+	queueThroughput: Record<string, any>;
 	/**
 	 * `npm run bench:webhook-server`'s run (bench/results/webhook-server.json), with the figures of its
 	 * `--legacy-expressions`, `--lazy-isolates` and `--pool-size=4` runs (webhook-server-<variant>.json; their names
@@ -44,6 +46,7 @@ export function loadSources(): Sources {
 	return {
 		bench: { figures: readJson('bench/results/latest.json'), date: run[1], node: run[2] },
 		queue: readJson('bench/results/queue.json'),
+		queueThroughput: readJson('bench/results/queue-throughput.json'),
 		server: serverResults(),
 	};
 }

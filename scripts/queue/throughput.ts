@@ -2,6 +2,8 @@
  * Payouts per minute with two workers vs one, in one run: the same batch (no faults, velocity
  * limit raised) alternately on two workers and, after one worker is stopped, on one; `rounds`
  * pairs. The time of a batch is n8n's own: first execution start to last execution stop.
+ * A figure, never an assertion: `npm run bench`'s `queue` group runs it (bench/figures/queue.ts),
+ * not the queue-mode tier.
  */
 
 import * as crypto from 'node:crypto';

@@ -35,6 +35,12 @@ describe('generated documentation (npm run docs): the figures and the options re
 		expect(after).toContain('| `per_call_vs_floor` | Money node Charge Get vs a bare keep-alive client, per call | 9.99 x (');
 	});
 
+	it("a changed result of npm run bench's queue group changes the text: two workers vs one", () => {
+		const changed = structuredClone(loadSources());
+		changed.queueThroughput.ratioTwoVsOne = { median: 1.42, min: 1.3, max: 1.5, runs: 3 };
+		expect(figure(changed, 'queue-throughput:twoVsOneWorkers')).toBe('1.42 x (3 rounds, 1.3 .. 1.5)');
+	});
+
 	it('a changed result of bench:webhook-server changes the text: a figure and a per-event count', () => {
 		const sources = loadSources();
 		const doc = '<!--fig:server:webhook_ingestion_vs_webhook_node_sqlite_memory_fresh-->old<!--/fig--> <!--fig:server:count:postgres:money:isolatesBuilt-->old<!--/fig-->';
@@ -65,6 +71,7 @@ describe('scripts/docs/markers.ts', () => {
 		const sources = loadSources();
 		expect(() => figure(sources, 'bench:no_such_figure')).toThrow('bench/results/latest.json has no figure "no_such_figure"');
 		expect(() => figure(sources, 'queue:noSuch')).toThrow('queue:noSuch is not in QUEUE_FIGURES');
+		expect(() => figure(sources, 'queue-throughput:noSuch')).toThrow('unknown figure key "queue-throughput:noSuch"');
 		expect(() => figure(sources, 'n8n:9.9.x')).toThrow('unknown figure key "n8n:9.9.x"');
 		expect(() => figure(sources, 'server:no_such_figure')).toThrow('bench/results/webhook-server.json has no figure "no_such_figure"');
 		expect(() => figure(sources, 'server:count:sqlite:money:nothing')).toThrow('has no count sqlite:money:nothing');
