@@ -92,6 +92,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: "n8n 1.x cannot interrupt the node's waits: the stop takes effect when the wait ends",
 			name: 'cancel during a velocity wait (On Error = Continue): nothing more is sent, the node says what was not sent',
 			async fn() {
 				const report = await tools.withRoomyClient(() => cancelWhile('Velocity', async () => (await paidAtLeast('Velocity', 2)()) && (await settleAfter(1000)), SLOW_VELOCITY.velocityWindowSeconds * 1000 + 4000));
@@ -100,6 +101,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: "n8n 1.x cannot interrupt the node's waits: the stop takes effect when the wait ends",
 			name: 'cancel during the wait for a final status: nothing more is sent, no item is turned into a success',
 			async fn() {
 				const report = await tools.withRoomyClient(() => cancelWhile('Final', async () => (await paidAtLeast('Final', 1)()) && (await settleAfter(1200)), 4000));
@@ -108,6 +110,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: "n8n 1.x cannot interrupt the node's waits: the stop takes effect when the wait ends",
 			name: 'cancel during the backoff before a resend: the create is not resent, the next is not sent',
 			async fn() {
 				const report = await tools.withRoomyClient(async () => {

@@ -169,6 +169,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'how n8n rebuilds a loop it lost in a crash is its own per line',
 			name: 'kill -9 during batch 3 of Loop Over Items (60 rows in batches of 10), restart, Retry: no row paid twice; with a Business Reference or saved progress all 60 paid',
 			async fn() {
 				const report = await tools.withRoomyClient(async () => {
@@ -187,6 +188,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'the order in which n8n runs branches, and what it saves of them, is its own per line',
 			name: 'kill -9 with a Money node on an IF false branch, after a sibling branch crashed first, with Save execution progress on: Retry pays each row once or refuses',
 			async fn() {
 				accountReadsBefore = (await control.counters()).requests[ACCOUNT_ROUTE] || 0;

@@ -19,6 +19,7 @@ export function build(ctx: E2eContext): CasePart {
 		workflows,
 		checks: [
 			{
+				onN8n1: 'n8n 1.x loads a community package from ~/.n8n/nodes by its own loader',
 				name: 'installed as users install a build: npm pack, npm install <tarball> in ~/.n8n/nodes, n8n loads it and runs a workflow',
 				async fn() {
 					const { nodesDir, target, name, version, tarball } = ctx.pack;
@@ -37,6 +38,7 @@ export function build(ctx: E2eContext): CasePart {
 				},
 			},
 			{
+				onN8n1: 'which node versions n8n 1.x serves is its own',
 				name: 'n8n serves the Money node at one version, 1 (docs/decisions.md#d8)',
 				async fn() {
 					const res = await ctx.session.request('GET', '/types/nodes.json');

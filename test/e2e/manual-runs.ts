@@ -76,6 +76,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'the execution mode n8n 1.x gives an editor run',
 			name: 'Require Business Reference (the default): payouts without one in a production execution are refused before any request; from the editor they are paid',
 			async fn() {
 				await tools.withRoomyClient(async () => {
@@ -111,6 +112,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'what the editor sends to run a workflow differs on 1.x',
 			name: 'a manual run from the editor, run again: a new payment without a Business Reference, the same one (replayed) with it',
 			async fn() {
 				const report: Record<string, unknown> = {};
@@ -127,6 +129,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'what the editor sends for a partial run (Execute step) differs on 1.x',
 			name: 'manual: Execute step on a Money node whose manual run failed at row 4 is a new execution: rows 1-3 paid again without a Business Reference (a limit), replayed with one',
 			async fn() {
 				const report: Record<string, unknown> = {};

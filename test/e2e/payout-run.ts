@@ -35,7 +35,6 @@ export function build(ctx: E2eContext, { ids, wf }: KeyedWorkflows) {
 	];
 	const hooks = { a: webhookIdFor('e2e payout run a'), b: webhookIdFor('e2e payout run b') };
 	const workflows = [
-		wf('PayRun30', 'e2e payout run of 30, paced', [node.manualTrigger(), ...runOf(30)]),
 		wf('PayRunA', 'e2e payout run A (webhook)', [node.webhook('Webhook', 'e2e-payrun-a', hooks.a), ...runOf(12)]),
 		wf('PayRunB', 'e2e payout run B (webhook)', [node.webhook('Webhook', 'e2e-payrun-b', hooks.b), ...runOf(12)]),
 		wf('PayRunCap', 'e2e payout run meets the daily cap', [node.manualTrigger(), ...runOf(30)]),
@@ -59,19 +58,6 @@ export function build(ctx: E2eContext, { ids, wf }: KeyedWorkflows) {
 	const succeeded = (items: any[]) => items.filter((item) => accepted(item) && typeof item.reference === 'string');
 
 	const checks: Check[] = [
-		{
-			name: 'payout run: 30 payouts at 5 per 2 s complete, no LIMIT_EXCEEDED',
-			async fn() {
-				await paceSandbox();
-				const { result, payouts, rejected } = await countersDelta(() => ctx.run(ids.PayRun30));
-				const items = result.output(MONEY);
-				assert.equal(items.length, 30);
-				assert.equal(succeeded(items).length, 30, JSON.stringify(items.find((item) => !accepted(item)) || {}).slice(0, 400));
-				assert.ok(!items.some((item) => item.error_code === 'LIMIT_EXCEEDED'), 'an item failed with LIMIT_EXCEEDED');
-				assert.equal(payouts, 30, `${payouts} payout requests`);
-				assert.equal(rejected, 0, `${rejected} requests refused`);
-			},
-		},
 		{
 			name: 'payout run: another workflow paying at the same time is waited out',
 			async fn() {

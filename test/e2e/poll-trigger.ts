@@ -178,6 +178,7 @@ export function build(ctx: E2eContext): CasePart {
 	const state: { charge?: string; firstPayout?: string; quietPayout?: string } = {};
 	const checks: Check[] = [
 		{
+			onN8n1: 'n8n 1.x runs a poll and saves its static data with its own code',
 			name: 'Money Poll Trigger: nothing on the first poll, then a new completed charge once',
 			async fn() {
 				await newest('charge', 'COMPLETED');
@@ -192,6 +193,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'the static data a poll saves survives an n8n 1.x restart',
 			name: 'Money Poll Trigger: PENDING payouts that later fail are emitted once, also across a restart after a poll that emitted nothing',
 			async fn() {
 				assert.ok(state.firstPayout, 'needs the previous check');
@@ -260,6 +262,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'whether n8n starts overlapping polls is its own per line',
 			name: 'Money Poll Trigger: two Poll Times that fall on the same minute emit each completion once',
 			async fn() {
 				await activateAndAwaitPoll(ids.overlap);
@@ -283,6 +286,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: "n8n 1.x reads the poll's done promise only once it has the execution",
 			name: "Money Poll Trigger: events of a poll whose execution n8n could not create are emitted once by a later poll (n8n 2.x rejects the poll's done promise then; n8n 1.x reads it only once it has the execution)",
 			async fn() {
 				await ctx.api.activateWorkflow(ids.start);
@@ -309,6 +313,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: "the editor's manual test of a poll trigger differs on 1.x",
 			name: "Money Poll Trigger: the editor's manual test returns the newest matching event, also under newer ones that do not match",
 			async fn() {
 				const [reversed] = await seedBatch('payout', 1, 'COMPLETED', 'e2e-poll-manual');

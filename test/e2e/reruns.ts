@@ -83,7 +83,12 @@ export function build(ctx: E2eContext): CasePart {
 			]),
 			node.money('Charge', mapped('charge')),
 		]),
-		wf('Lost', 'e2e payout whose answer is lost', [node.manualTrigger(), ...rowNodes([{ identifier: BENEFICIARY, amount: C }]), node.money('Pay', mapped('payout'))]),
+		// Its Message is evaluated again by the Retry: the resend must still be the same bytes (resends.ts).
+		wf('Lost', 'e2e payout whose answer is lost, Message {{ $execution.id }}', [
+			node.manualTrigger(),
+			...rowNodes([{ identifier: BENEFICIARY, amount: C }]),
+			node.money('Pay', mapped('payout', { additionalFields: { message: '=Payout run {{ $execution.id }}' } })),
+		]),
 		wf('PageNot', 'e2e payout answered by a maintenance page, not committed', [node.manualTrigger(), ...rowNodes([{ identifier: BENEFICIARY, amount: P0 }]), node.money('Pay', mapped('payout'))]),
 		wf('PageCommitted', 'e2e payout answered by a maintenance page after the API committed it', [node.manualTrigger(), ...rowNodes([{ identifier: BENEFICIARY, amount: P1 }]), node.money('Pay', mapped('payout'))]),
 		wf('OnFail', 'e2e payout with Retry On Fail', [
@@ -118,6 +123,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: "n8n's Retry hands the node its context back from the execution: n8n's own code per line",
 			name: 'Retry of a payout run whose later row failed (balance topped up) pays the earlier rows once',
 			async fn() {
 				await control.updateClient(ctx.sandbox.info.clientId, { balance: 400_000 });
@@ -134,6 +140,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'which workflow n8n loads for a Retry with the saved workflow is its own per line',
 			name: 'Retry with the currently saved workflow (mapping of the failed charge fixed) charges the earlier rows once',
 			async fn() {
 				const failed = await ctx.run(ids.Saved, { expectError: true });
@@ -152,7 +159,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
-			name: 'Retry of a payout whose answer was lost after the API committed it creates it once, and says created (naming the unanswered attempt)',
+			name: 'Retry of a payout whose answer was lost after the API committed it, Message {{ $execution.id }}, creates it once and says created (naming the unanswered attempt)',
 			async fn() {
 				await control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
 				const failed = await ctx.run(ids.Lost, { expectError: true });
@@ -189,6 +196,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: "Retry On Fail runs the node again within n8n's own execution loop",
 			name: 'Retry On Fail after a lost answer pays once',
 			async fn() {
 				await control.addFault({ route: 'post_money_v1_payout', kind: 'drop-after-commit', count: 1 });
@@ -210,6 +218,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'how n8n marks and retries an execution it lost in a crash is its own per line',
 			name: 'kill -9 of n8n during payout runs, restart, Retry: nothing paid twice, with or without a Business Reference',
 			async fn() {
 				await control.addFault({ route: 'post_money_v1_payout', kind: 'delay', delayMs: 1500 });

@@ -127,6 +127,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: "a second Retry starts from the original's data: n8n's own per line",
 			name: 'changed: a second Retry of the original failed execution (POST /rest/executions/<id>/retry), after its first Retry paid rows and a Business Reference was mapped, pays no row twice and says why',
 			async fn() {
 				const report = await retryOriginalTwice();

@@ -71,6 +71,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'n8n 1.x runs a sub-workflow without publishing it, and with its own mode',
 			name: 'sub-workflow: Retry of the parent after the child paid 3 of 6 rows pays no row twice (both Retry variants)',
 			async fn() {
 				await publishChildren();

@@ -51,6 +51,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'an n8n assumption, pinned on each line',
 			name: 'n8n assumption: static data is written through toJSON at the save, which n8n makes for a Money Trigger event it runs (after it serialised the execution\'s items) before it answers',
 			async fn() {
 				await ctx.api.activateWorkflow(id);
@@ -66,6 +67,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'an n8n assumption, pinned on each line (1.x has no getWebhookResourceUrl)',
 			name: 'n8n assumption: a test run saves no static data, and a test webhook is given the Production URL: a Money Trigger listening for a test event refuses a production delivery replayed to the Test URL (401), runs a test event once, saves nothing of it, and the same event then runs in production',
 			async fn() {
 				const productionUrl = `${ctx.n8n.url}/webhook/${testRunWebhookId}/${MONEY_TRIGGER_PATH}`;

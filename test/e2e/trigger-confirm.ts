@@ -57,6 +57,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'n8n 1.x answers a delivery before it creates the execution',
 			name: 'Money Trigger, Confirm With the API: a confirmation slower than the sender\'s timeout (reads taking 20 s), the sender retrying meanwhile: the event runs exactly once',
 			async fn() {
 				await prepare();

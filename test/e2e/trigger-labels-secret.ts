@@ -121,6 +121,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'an n8n assumption, pinned on each line',
 			name: `n8n assumption: n8n does not re-activate a published workflow when its credential changes: Money Trigger: a Webhook Secret replaced in the credential: deliveries signed with the old one are refused with 401 within ${FRESH_MS} ms and start nothing, the new one runs; emptied, the workflow stays published and refuses deliveries (401 receiver-not-configured, not 404)`,
 			async fn() {
 				await ready();

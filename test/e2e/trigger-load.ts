@@ -8,9 +8,12 @@
  */
 
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { n8nVersion, type Execution } from '../../scripts/n8n';
+import { freePort, n8nVersion, startN8n, type Execution } from '../../scripts/n8n';
 import type { CasePart, Check, E2eContext } from './case-setup';
 import { storedStatuses } from '../harness/stored-memory';
 import { chargeEvents, runTag, sendAll, type SendReport, type StreamEvent } from './deliveries';
@@ -116,6 +119,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'n8n 1.x answers a delivery before it creates the execution',
 			name: `Money Trigger: a sustained stream (${STREAM_EVENTS} events, ${STREAM_CONCURRENCY} at a time, the sender retrying): every acknowledged event has exactly one finished execution, none hangs`,
 			async fn() {
 				await ctx.api.activateWorkflow(ids.stream);
@@ -134,6 +138,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'an n8n assumption, pinned on each line',
 			name: `n8n assumption: a request's static-data save is done before n8n answers it (the saves take turns on it): Money Trigger: ${BURST_EVENTS} distinct events at once to two triggers of one workflow, n8n restarted, every one redelivered: no second execution, the memory holds every status`,
 			async fn() {
 				await ctx.api.activateWorkflow(ids.burst);
@@ -163,6 +168,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'an n8n assumption, pinned on each line (1.x answers before it creates the execution)',
 			name: `n8n assumption: while it starts, until its database is migrated, n8n answers every request 200 (${JSON.stringify(STARTING_UP)}), a webhook delivery too, and hands it to no trigger: Money Trigger: a stream of ${RESTART_EVENTS} events through an n8n restart, the sender retrying: every event n8n hands to the trigger runs, exactly once unless n8n answered it 500 after writing its execution`,
 			async fn() {
 				await ctx.api.activateWorkflow(ids.restart);
@@ -229,9 +235,12 @@ export function build(ctx: E2eContext): CasePart {
 					const unexplained = withoutExecutionUnexplained.map((event) => ({ id: event.id, saved: saved.get(event.reference) ?? [], attempts: attemptsOf(event.id) }));
 					assert.fail(`${unexplained.length} acknowledged events without an execution, not lost to n8n's start-up page alone: ${JSON.stringify(unexplained)} ${JSON.stringify(figures)}`);
 				}
-				// n8n 1.123 gives the same answer (the same AbstractServer) in a window too short to hit on
-				// every restart: reported there, asserted on 2.x.
-				if (!n8nVersion().startsWith('1.')) assert.ok(startup.startupPage > 0, `n8n never answered ${JSON.stringify(STARTING_UP)} while it started (polled by ${WATCH_LANES} lanes, each every ${WATCH_MS} ms): ${JSON.stringify(startup.answers)}`);
+				// On a restart the window lasts about 100 ms, which a loaded machine's watcher can miss:
+				// reported above. The assumption itself is pinned on a first start, whose migrations hold
+				// the window open for seconds.
+				const firstStart = await startupOfAFreshN8n();
+				ctx.note(`n8n's first start on an empty database: ${JSON.stringify(firstStart.answers)}`);
+				assert.ok(firstStart.startupPage > 0, `n8n never answered ${JSON.stringify(STARTING_UP)} while it started on an empty database (polled by ${WATCH_LANES} lanes, each every ${WATCH_MS} ms): ${JSON.stringify(firstStart.answers)}`);
 			},
 		},
 	];
@@ -265,6 +274,22 @@ async function watchStartup(url: string, signal: AbortSignal): Promise<{ startup
 	};
 	await Promise.all(Array.from({ length: WATCH_LANES }, lane));
 	return { startupPage, answers };
+}
+
+/** The answers of an n8n started on an empty user folder (its first start migrates a new database), watched from before it starts until it is ready. */
+async function startupOfAFreshN8n(): Promise<{ startupPage: number; answers: Record<string, number> }> {
+	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-e2e-first-start-'));
+	const port = await freePort();
+	const watching = new AbortController();
+	const answers = watchStartup(`http://127.0.0.1:${port}/webhook/first-start`, watching.signal);
+	try {
+		const n8n = await startN8n({ userFolder: folder, port, quiet: true });
+		await n8n.stop();
+	} finally {
+		watching.abort();
+		fs.rmSync(folder, { recursive: true, force: true });
+	}
+	return await answers;
 }
 
 /** n8n registers an activated workflow's webhooks a moment after the API answers: until then, 404. */

@@ -103,6 +103,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'n8n 1.x saves the static data with every execution',
 			name: 'Money Trigger: a redelivered event starts no second execution, seconds later or after other events',
 			async fn() {
 				await ctx.api.activateWorkflow(id);
@@ -130,6 +131,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'what n8n saves of the static data at activation is its own per line',
 			name: 'Money Trigger: deactivated and activated again, a redelivered event still starts nothing',
 			async fn() {
 				await ctx.api.deactivateWorkflow(id);
@@ -140,6 +142,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'n8n 1.x saves the static data with every execution',
 			name: 'Money Trigger: the memory survives an n8n restart',
 			async fn() {
 				await ctx.restartN8n();
@@ -153,6 +156,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: "the execution's save keeps the trigger's statuses on 1.x and drops them on 2.x",
 			name: 'Money Trigger with a Code node that writes the workflow\'s static data: on n8n 2.x an event redelivered after a restart runs again, on 1.x it does not (docs/webhook-memory.md, what it cannot promise)',
 			async fn() {
 				const codeUrl = `${ctx.n8n.url}/webhook/${codeWebhookId}/${MONEY_TRIGGER_PATH}`;
@@ -181,6 +185,7 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			onN8n1: 'n8n 1.x answers a delivery before it creates the execution',
 			name: `Money Trigger: ${BURST_EVENTS} events each delivered twice at the same moment (duplicates reported, goal 0)`,
 			async fn() {
 				const burst = Array.from({ length: BURST_EVENTS }, (_, index) => event(`CH-${run}-burst-${index}`, 'COMPLETED'));

@@ -119,6 +119,7 @@ export function build(ctx: E2eContext): CasePart {
 
 	const checks: Check[] = [
 		{
+			onN8n1: 'n8n assumptions, pinned on each line (1.x answers before it creates the execution)',
 			name: `n8n assumption: n8n ends the response of a sender that went away (prefinish), however late: Money Trigger with one production slot (N8N_CONCURRENCY_PRODUCTION_LIMIT=1, each run ${HOLD_SECONDS} s): an event answered only after its sender gave up and retried for minutes runs exactly once; n8n assumption: n8n answers no request whose execution it stopped while it waited for the slot (2.x: the retry is a 409, the event does not run); n8n assumption: publishing a workflow writes none of its static data when no trigger's activation changed it`,
 			async fn() {
 				await ctx.restartN8n({ env: { N8N_CONCURRENCY_PRODUCTION_LIMIT: '1', ...QUERY_LOG } });
