@@ -2,22 +2,21 @@
  * `npm run test:fresh-clone`: a newcomer's first commands, as typed, on a clone of the current
  * commit in an empty folder, with an empty HOME and nothing installed.
  *
- *   1. `npm run build`: installs the dependencies itself (npm ci, exactly the lock) and builds.
- *      The suites themselves are not run again here: `npm test` is the first step of .ci/run,
- *      itself on a clean clone; what this adds is the empty HOME and a newcomer's environment.
- *   2. `npm run dev` in that clone: reaches its "n8n editor" banner, the editor answers, Ctrl-C
- *      stops it.
- *   3. `npm install` (no flags) in a second clone: exit 0, package-lock.json left as committed,
- *      and node_modules holding exactly what the lock locks. That the lock stays is not luck of
- *      the day: npm re-resolves only edges it finds invalid, and the committed lock has none
+ *   1. `npm install` (no flags): exit 0, package-lock.json left as committed, and node_modules
+ *      holding exactly what the lock locks. That the lock stays is not luck of the day: npm
+ *      re-resolves only edges it finds invalid, and the committed lock has none
  *      (test/unit/lock-check.test.ts, docs/decisions.md#d7), so the registry publishing newer
  *      versions later changes nothing here.
+ *   2. `npm run dev` in that clone (it builds first): reaches its "n8n editor" banner, the editor
+ *      answers, Ctrl-C stops it.
+ * That `npm run build` installs the dependencies itself (npm ci) on a clone with none is what
+ * .ci/run's first step shows on its own clean clone (scripts/ensure-ready.js, which the build runs).
  *
  * So as not to download everything again, npm's cache (npm_config_cache) stays the warm one of
  * the calling user (FRESH_CLONE_NPM_CACHE overrides), and n8n (with its Node) come from the real cache
  * (MONEY_CACHE_DIR, see scripts/n8n/versions.ts). Nothing else of the caller's environment that
  * npm reads is passed on: no npm_* variable, no node_modules/.bin on PATH, no ~/.npmrc.
- * Uncommitted changes are not tested: commit first. Takes about 5 min on the 2-core machine.
+ * Uncommitted changes are not tested: commit first. Takes about 3 min on the 2-core machine.
  *
  * Prints `ok - ` / `not ok - ` per check, each command's last lines, and `N passed, N failed`
  * last; appends the totals to MONEY_TOTALS_FILE. FRESH_CLONE_KEEP=1 keeps the folder (always
@@ -139,23 +138,8 @@ function run(command: string, args: string[], { cwd, env, logFile, timeoutMs, un
 	});
 }
 
-async function checkNpmBuild(clone: string, env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
-	say('# 1. `npm run build` in the fresh clone: it installs the dependencies (npm ci) and builds...');
-	const res = await run('npm', ['run', 'build'], { cwd: clone, env, logFile, timeoutMs: 30 * 60_000 });
-	const log = fs.readFileSync(logFile, 'utf8');
-	lastLines(logFile, 2).forEach((line) => say(`#   ${line}`));
-	const stale = staleReason(clone);
-	check('npm ci (run by npm run build) installs exactly what package-lock.json locks', stale ? [stale] : []);
-	const built = ['dist/nodes/Money/Money.node.js', 'dist/credentials/MoneyApi.credentials.js'].filter((f) => !fs.existsSync(path.join(clone, f)));
-	check(`npm run build on a fresh clone installs the dependencies itself and builds (${res.seconds.toFixed(0)} s)`, [
-		...(res.code === 0 ? [] : [`exit ${res.code}`]),
-		...(log.includes('running npm ci') ? [] : ['it did not install the dependencies itself']),
-		...built.map((f) => `${f} was not built`),
-	]);
-}
-
 async function checkNpmRunDev(clone: string, env: NodeJS.ProcessEnv, work: string, logFile: string): Promise<void> {
-	say('# 2. `npm run dev` in the same clone, until its banner, then Ctrl-C...');
+	say('# 2. `npm run dev` in the same clone (it builds first), until its banner, then Ctrl-C...');
 	const [n8nPort, sandboxPort, sandboxAuthPort] = [await freePort(), await freePort(), await freePort()];
 	const devEnv = {
 		...env,
@@ -189,7 +173,7 @@ async function checkNpmRunDev(clone: string, env: NodeJS.ProcessEnv, work: strin
 }
 
 async function checkNpmInstall(clone: string, env: NodeJS.ProcessEnv, logFile: string): Promise<void> {
-	say('# 3. `npm install` with no flags in a second fresh clone...');
+	say('# 1. `npm install` with no flags in a fresh clone...');
 	const res = await run('npm', ['install'], { cwd: clone, env, logFile, timeoutMs: 30 * 60_000 });
 	lastLines(logFile, 2).forEach((line) => say(`#   ${line}`));
 	check(`npm install on a fresh clone: exit 0 (${res.seconds.toFixed(0)} s)`, res.code === 0 ? [] : [`exit ${res.code}`]);
@@ -209,13 +193,10 @@ async function main(): Promise<void> {
 	const env = newcomerEnv(home);
 	say(`# commit ${commit.slice(0, 12)}; clones, empty HOME and logs in ${work}; npm cache ${env.npm_config_cache}; n8n cache ${env.MONEY_CACHE_DIR}`);
 	try {
-		const first = path.join(work, 'first');
-		cloneAt(commit, first);
-		await checkNpmBuild(first, env, path.join(work, 'npm-run-build.log'));
-		await checkNpmRunDev(first, env, work, path.join(work, 'npm-run-dev.log'));
-		const second = path.join(work, 'second');
-		cloneAt(commit, second);
-		await checkNpmInstall(second, env, path.join(work, 'npm-install.log'));
+		const clone = path.join(work, 'clone');
+		cloneAt(commit, clone);
+		await checkNpmInstall(clone, env, path.join(work, 'npm-install.log'));
+		await checkNpmRunDev(clone, env, work, path.join(work, 'npm-run-dev.log'));
 	} catch (err) {
 		check('fresh clone', [messageOf(err)]);
 	}
