@@ -10,7 +10,7 @@
  *   4. run the named checks of test/e2e/cases.ts in order: `ok - name` / `not ok - name: reason`
  *   5. print `N passed, N failed` as the last line; exit 1 on any failure
  *
- * `--part api|webhook` runs one of the two parts of the checks (PARTS below).
+ * `--part payments|poll|webhook` runs one of the three parts of the checks (PARTS below).
  *
  * Environment: E2E_ONLY=substring[|substring...] (run matching checks only, case-insensitive; the others are skipped and not
  * counted), E2E_ALL=1 (on n8n 1.x, every check, not only those of what differs there: Check.onN8n1), E2E_KEEP=1 (keep the n8n user folder; it is always kept on failure), MONEY_PACK_DIR
@@ -66,20 +66,21 @@ try {
 
 const REPO = path.resolve(__dirname, '..');
 /**
- * The check modules, in the order they run (cases.ts ends with its token count), in two parts
- * that share nothing but the installed pack: `api` (the Money node's runs, the Poll Trigger and
- * complete reads: what calls the API) and `webhook` (the Money Trigger's deliveries).
- * `--part api` or `--part webhook` runs one part on an n8n and a sandbox of its own (CI runs the
- * parts side by side); no `--part` runs both in one server. The secret scan ends each run.
+ * The check modules, in the order they run (cases.ts ends with its token count), in three parts
+ * that share nothing but the installed pack: `payments` (the Money node's runs), `poll` (the
+ * Poll Trigger and complete reads: lists read whole) and `webhook` (the Money Trigger's
+ * deliveries). `--part NAME` runs one part on an n8n and a sandbox of its own (CI runs the parts
+ * side by side); no `--part` runs them all in one server. The secret scan ends each run.
  */
 const PARTS = {
-	api: [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, approval, pollTrigger, completeReads],
+	payments: [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, approval],
+	poll: [pollTrigger, completeReads],
 	webhook: [triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle],
 };
 const partArg = process.argv.findIndex((a) => a === '--part' || a.startsWith('--part='));
 const part = partArg < 0 ? undefined : process.argv[partArg].includes('=') ? process.argv[partArg].split('=')[1] : process.argv[partArg + 1];
-if (part !== undefined && !(part in PARTS)) failSetup(new Error(`--part takes ${Object.keys(PARTS).join(' or ')}, not ${part}`));
-const CASE_MODULES = [...(part ? PARTS[part as keyof typeof PARTS] : [...PARTS.api, ...PARTS.webhook]), secretScan];
+if (part !== undefined && !(part in PARTS)) failSetup(new Error(`--part takes ${Object.keys(PARTS).join(', ')}, not ${part}`));
+const CASE_MODULES = [...(part ? PARTS[part as keyof typeof PARTS] : Object.values(PARTS).flat()), secretScan];
 /**
  * The sandbox's clients with 8-digit PINs: the secret scan looks for the PIN in every execution
  * and log line, and the default 4-digit one turns up by chance inside random hex references.
