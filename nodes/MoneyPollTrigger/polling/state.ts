@@ -143,15 +143,20 @@ export function watch(state: PollState, key: string): void {
 /**
  * Statuses are remembered without a bound during a poll (polling/observe.ts); afterwards the least
  * recently seen are forgotten beyond `keep`, which the poll sets to hold at least everything it
- * read, so a transaction it reads again next poll (the overlap) is still known.
+ * read, so a transaction it reads again next poll (the overlap) is still known. A watched
+ * transaction's statuses are kept whatever `keep` says (the watch list has its own bound, Max
+ * Watched Transactions): a later poll re-reads it, and a PENDING it had forgotten would be new.
  */
 export function forgetStatusesBeyond(state: PollState, keep: number): void {
-	const excess = state.referenceOrder.length - keep;
+	const watched = new Set(state.watch);
+	const forgettable = state.referenceOrder.filter((key) => !watched.has(key));
+	const excess = forgettable.length - keep;
 	if (excess <= 0) return;
+	const forget = new Set(forgettable.slice(0, excess));
 	const statuses = { ...state.statuses };
-	for (const key of state.referenceOrder.slice(0, excess)) delete statuses[key];
+	for (const key of forget) delete statuses[key];
 	state.statuses = statuses;
-	state.referenceOrder = state.referenceOrder.slice(excess);
+	state.referenceOrder = state.referenceOrder.filter((key) => !forget.has(key));
 }
 
 /** Remembers a payout seen REVERSED by any read of a poll, so the read of the REVERSED list (polling/reversals.ts) counts it as known. */

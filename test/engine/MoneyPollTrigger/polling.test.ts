@@ -87,6 +87,21 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 		expect(trigger.executions).toHaveLength(1);
 	});
 
+	it('emits no PENDING again for a watched payout, with more watched than the 2,000 other statuses it keeps', async () => {
+		// Created over the hour before the last, so later polls list none of them again: only re-checks reach them.
+		const hour = 3600_000;
+		await sandbox.control.seed({ resource: 'payout', count: 2100, status: 'PENDING', createdAtFrom: new Date(Date.now() - 2 * hour).toISOString(), createdAtTo: new Date(Date.now() - hour).toISOString() });
+		await sandbox.control.seed({ resource: 'payout', count: 1, status: 'COMPLETED' });
+		const trigger = poller({ resource: 'payout', statuses: ['PENDING', 'COMPLETED', 'FAILED'] });
+		expect(await trigger.poll()).toEqual({ items: null });
+		expect(trigger.staticData.watch).toHaveLength(2100);
+		// At 50 re-checks a poll, 43 polls re-read every one of them.
+		const emitted: unknown[] = [];
+		for (let poll = 0; poll < 43; poll++) emitted.push(...((await trigger.poll()).items ?? []).map((item) => item.json.id));
+		expect(emitted).toEqual([]);
+		expect(trigger.executions).toHaveLength(0);
+	});
+
 	it('re-checks a pending transaction with Get once it has left the overlap window', async () => {
 		const trigger = poller({ resource: 'payout', options: { overlapSeconds: 0 } });
 		await trigger.poll();
