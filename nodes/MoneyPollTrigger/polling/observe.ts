@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { REVERSED_STATUS, type TransactionResource } from '../../api/values';
+import { PENDING_STATUS, REVERSED_STATUS, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import { buildEventItem, type MoneyEventItem } from '../../events/item';
@@ -41,8 +41,15 @@ export function observe(
 	const reference = typeof envelope.reference === 'string' ? envelope.reference : null;
 	const status = statusOfEnvelope(envelope);
 	if (!reference || !status) return null;
+	const key = watchKey(resource, reference);
 	const recent = state.recent[resource]?.[reference];
 	if (recent && knownStatuses(state, resource, reference).length === 0) rememberStatus(state, resource, reference, recent, Number.POSITIVE_INFINITY);
+	// A watched transaction was read before at a status not final. A state saved while a watched
+	// transaction's statuses could still be forgotten (polling/state.ts) may no longer know it: read
+	// again at PENDING, which only ever comes first, it is not new.
+	if (status === PENDING_STATUS && state.watch.includes(key) && knownStatuses(state, resource, reference).length === 0) {
+		rememberStatus(state, resource, reference, status, Number.POSITIVE_INFINITY);
+	}
 	const verdict = judgeTransition(knownStatuses(state, resource, reference), status);
 	if (verdict === 'stale') return null;
 	rememberStatus(state, resource, reference, status, Number.POSITIVE_INFINITY);
@@ -50,7 +57,6 @@ export function observe(
 	const reversal = resource === 'payout' && status === REVERSED_STATUS;
 	const history = skipHistory && verdict === 'new' && isFinalStatus(status) && predatesTrigger(state, resource, envelope, reversal);
 	if (reversal) rememberReversal(state, reference);
-	const key = watchKey(resource, reference);
 	const channel = channelOfEnvelope(envelope);
 	if (isFinalStatus(status)) unwatch(state, key);
 	else if (passesFilters({ ...settings.filters, statuses: [] }, { resource, status, channel })) watch(state, key);

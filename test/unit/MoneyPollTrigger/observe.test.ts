@@ -57,3 +57,23 @@ describe('Money Poll Trigger: each status a transaction is read at is emitted on
 		).toEqual(['PO-3:COMPLETED', 'PO-3:REVERSED']);
 	});
 });
+
+describe('Money Poll Trigger: a watched transaction whose statuses a saved state no longer holds', () => {
+	// A state saved while watched statuses could be forgotten: the watch list names it, the memory does not.
+	const forgotten = (): PollState => ({ ...freshState(), watch: ['payout:PO-9'] });
+
+	it('is not emitted again at PENDING', () => {
+		const state = forgotten();
+		expect(observe(state, settings, 'payout', envelope('PO-9', 'PENDING'))).toBeNull();
+		expect(state.statuses['payout:PO-9']).toEqual(['PENDING']);
+		expect(state.watch).toEqual(['payout:PO-9']);
+	});
+
+	it('is emitted at its final status, once', () => {
+		const state = forgotten();
+		expect(observe(state, settings, 'payout', envelope('PO-9', 'PENDING'))).toBeNull();
+		expect(observe(state, settings, 'payout', envelope('PO-9', 'COMPLETED'))?.status).toBe('COMPLETED');
+		expect(observe(state, settings, 'payout', envelope('PO-9', 'COMPLETED'))).toBeNull();
+		expect(state.watch).toEqual([]);
+	});
+});
