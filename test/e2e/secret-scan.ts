@@ -1,8 +1,8 @@
 /**
- * One scan for secrets, last of the checks of a run (runLast; each part ends with it): every execution of every workflow the run
- * ran (the newest 50 of each, trigger workflows included) and the whole n8n log, through every
- * restart, hold no credential secret, no PIN, no request signature and no request body with its
- * PIN. Run by scripts/e2e.ts, last in its list of case files.
+ * One scan for secrets, last of the checks of a run (runLast; each part ends with it): the newest
+ * 50 executions of every workflow of the run, trigger workflows included, and the whole n8n log
+ * through every restart hold no credential secret, no PIN, no request signature and no request
+ * body with its PIN. Run by scripts/e2e.ts, last in its list of case files.
  */
 
 import { strict as assert } from 'node:assert';

@@ -276,7 +276,10 @@ async function watchStartup(url: string, signal: AbortSignal): Promise<{ startup
 	return { startupPage, answers };
 }
 
-/** The answers of an n8n started on an empty user folder (its first start migrates a new database), watched from before it starts until it is ready. */
+/**
+ * The answers of an n8n started on an empty user folder (its first start migrates a new database),
+ * watched from before it starts until it is ready.
+ */
 async function startupOfAFreshN8n(): Promise<{ startupPage: number; answers: Record<string, number> }> {
 	const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'money-e2e-first-start-'));
 	const port = await freePort();
