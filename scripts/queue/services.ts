@@ -2,7 +2,7 @@
  * Postgres and Redis on loopback for n8n's queue mode (npm run test:queue, npm run dev -- --queue).
  *
  * Debian's `postgresql` and `redis-server` packages: installed with apt-get when their binaries are
- * missing (one `apt-get update`, then one install). Each server runs in a fresh temp folder, on a free
+ * missing (scripts/apt.ts). Each server runs in a fresh temp folder, on a free
  * loopback port, as an unprivileged user: Postgres refuses to run as root, so when this script is
  * root the servers run as the packages' own `postgres` / `redis` users. Data durability is not the
  * point of a test database: fsync is off.
@@ -12,6 +12,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+
+import { aptInstall } from '../apt';
 
 import { canConnect, freePort } from '../n8n';
 import { tailFile } from '../n8n/log';
@@ -49,13 +51,7 @@ export function ensurePackages(): number {
 	}
 	const started = Date.now();
 	log(`installing ${missing.join(' ')} with apt-get (once)...`);
-	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-	const run = (args: string[]) => {
-		const res = spawnSync('apt-get', args, { env, encoding: 'utf8' });
-		if (res.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed:\n${`${res.stdout}${res.stderr}`.split('\n').slice(-20).join('\n')}`);
-	};
-	run(['update', '-qq']);
-	run(['install', '-y', '-qq', '-o', 'DPkg::Lock::Timeout=600', '--no-install-recommends', ...missing]);
+	aptInstall(missing);
 	if (!postgresBinDir() || !redisBin()) throw new Error(`apt-get installed ${missing.join(' ')} but the binaries are still missing`);
 	const seconds = (Date.now() - started) / 1000;
 	log(`installed ${missing.join(' ')} in ${seconds.toFixed(1)} s`);
