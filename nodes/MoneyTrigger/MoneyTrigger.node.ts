@@ -81,7 +81,7 @@ export class MoneyTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to read the charge or payout from the Money API before starting the workflow and output the state the API returns instead of the webhook body',
+					'Whether to read the charge or payout from the Money API before starting the workflow and output the state the API returns instead of the webhook body. A read at another final status than the event\'s runs the event as delivered, with confirmed false and api_status set.',
 			},
 			{
 				displayName: 'Options',
@@ -177,6 +177,7 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent & { r
 	let envelope = event.envelope;
 	let resource = event.resource;
 	let confirmed = false;
+	let apiStatus: string | undefined;
 	if (context.getNodeParameter('confirmWithApi', false) as boolean) {
 		const outcome = await confirmWithApi(context, event);
 		if (outcome.kind === 'unavailable') {
@@ -184,9 +185,12 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent & { r
 			const error = outcome.reason === 'read-lags' ? 'confirmation-pending' : 'confirmation-unavailable';
 			return respond(context, { status: 503, error, retryLater: true });
 		}
-		envelope = outcome.envelope;
-		resource = outcome.resource;
-		confirmed = true;
+		if (outcome.kind === 'unordered') apiStatus = outcome.apiStatus;
+		else {
+			envelope = outcome.envelope;
+			resource = outcome.resource;
+			confirmed = true;
+		}
 	}
 
 	if (!(await delivery.takeTurn())) {
@@ -208,6 +212,7 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent & { r
 		occurredAt: event.occurredAt,
 		confirmed,
 		reportedStatus: event.status,
+		apiStatus,
 	});
 	const filters = {
 		resources: asStringList(context.getNodeParameter('resources', [])),

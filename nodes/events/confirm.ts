@@ -5,17 +5,20 @@ import { itemRoute, TRANSACTION_RESOURCES, type TransactionResource } from '../a
 import { moneyApiRequest } from '../transport/request';
 import { envelopeOfReadResponse, resourceOfEnvelope, statusOfEnvelope } from './envelope';
 import type { MoneyEvent } from './parse';
-import { readConfirms } from './statusOrder';
+import { judgeRead } from './statusOrder';
 
 /**
  * Confirm With the API: the transaction as the API returns it, read by the event's reference. A
- * read that does not confirm what the event reports (404, or a status neither the event's nor one
- * known to come after it) is not a verdict: the API's reads can lag its webhooks, so the sender is
- * asked to come back (docs/webhook-memory.md).
+ * read at the event's status, or one known to come after it, confirms the event. A 404, or a
+ * status known to come before the event's, is not a verdict: the API's reads can lag its webhooks,
+ * so the sender is asked to come back. A read at another status whose order against the event's is
+ * not known (D2) neither confirms nor contradicts the event: it runs as delivered, with the status
+ * the API showed beside it (docs/webhook-memory.md).
  */
 
 export type ConfirmOutcome =
 	| { kind: 'confirmed'; envelope: IDataObject; resource: TransactionResource }
+	| { kind: 'unordered'; apiStatus: string }
 	| { kind: 'unavailable'; reason: 'read-failed' | 'read-lags' };
 
 /** A Retry-After longer than this is answered to the sender instead of waited for. */
@@ -36,7 +39,9 @@ export async function confirmWithApi(context: IWebhookFunctions, event: MoneyEve
 			const envelope = envelopeOfReadResponse(response);
 			if (!envelope) return { kind: 'unavailable', reason: 'read-failed' };
 			const read = statusOfEnvelope(envelope);
-			if (read && !readConfirms(read, event.status)) return { kind: 'unavailable', reason: 'read-lags' };
+			const verdict = read ? judgeRead(read, event.status) : 'confirms';
+			if (verdict === 'lags') return { kind: 'unavailable', reason: 'read-lags' };
+			if (verdict === 'unordered') return { kind: 'unordered', apiStatus: read as string };
 			return { kind: 'confirmed', envelope, resource: resourceOfEnvelope(envelope) ?? resource };
 		} catch (error) {
 			if (isNotFound(error)) continue;

@@ -30,6 +30,8 @@ export function buildEventItem(options: {
 	occurredAt?: string | null;
 	confirmed?: boolean;
 	reportedStatus?: string;
+	/** The status a read of the API showed, when it neither confirmed nor contradicted the event's (events/confirm.ts). */
+	apiStatus?: string;
 }): MoneyEventItem {
 	const { envelope } = options;
 	const status = statusOfEnvelope(envelope) ?? options.reportedStatus ?? 'UNKNOWN';
@@ -53,5 +55,6 @@ export function buildEventItem(options: {
 	if (options.reportedStatus !== undefined && options.reportedStatus !== status) {
 		item.reported_status = options.reportedStatus;
 	}
+	if (options.apiStatus !== undefined) item.api_status = options.apiStatus;
 	return item;
 }

@@ -26,12 +26,21 @@ export function judgeTransition(seen: readonly string[], next: string): Transiti
 	return 'advance';
 }
 
+/** Whether `earlier` is known to come before `later` (D2: PENDING before any other status, COMPLETED before REVERSED). */
+function comesBefore(earlier: string, later: string): boolean {
+	if (earlier === later) return false;
+	return earlier === PENDING_STATUS || (earlier === 'COMPLETED' && later === REVERSED_STATUS);
+}
+
 /**
- * Whether a read of the transaction confirms an event: it shows the event's status, or one known to
- * come after it. Any other read may lag the event (the API's reads can lag its webhooks).
+ * What a read of the transaction says of an event: `confirms` when it shows the event's status or
+ * one known to come after it; `lags` when it shows one known to come before it (the API's reads can
+ * lag its webhooks); `unordered` when it shows another status whose order against the event's is
+ * not known (D2): the transaction may have moved on since the event, or the read may lag it.
  */
-export function readConfirms(readStatus: string, eventStatus: string): boolean {
-	if (readStatus === eventStatus) return true;
-	if (eventStatus === PENDING_STATUS) return true;
-	return eventStatus === 'COMPLETED' && readStatus === REVERSED_STATUS;
+export type ReadVerdict = 'confirms' | 'lags' | 'unordered';
+
+export function judgeRead(readStatus: string, eventStatus: string): ReadVerdict {
+	if (readStatus === eventStatus || comesBefore(eventStatus, readStatus)) return 'confirms';
+	return comesBefore(readStatus, eventStatus) ? 'lags' : 'unordered';
 }

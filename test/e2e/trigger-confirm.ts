@@ -2,7 +2,7 @@
  * Confirm With the API in a real n8n server (docs/webhook-memory.md): the trigger holds its claim
  * on an event while it reads the transaction back, so a slow read meets the sender's retries; a
  * read that lags the webhook (404, or still PENDING) must make the sender come back later, never
- * drop the event. Events come from the sandbox's own sender (10 s timeout, retries with backoff)
+ * drop the event; a read at a status of unknown order against the event's runs it as delivered. Events come from the sandbox's own sender (10 s timeout, retries with backoff)
  * or its deliver control. Run by scripts/e2e.ts.
  */
 
@@ -108,6 +108,26 @@ export function build(ctx: E2eContext): CasePart {
 				assert.deepEqual((await control.deliverEvent(completedEvent)).statuses, [200]);
 				const runs = await runsOf(reference);
 				assert.equal(runs.length, 1, `the completed charge ran ${runs.length} times`);
+			},
+		},
+		{
+			onN8n1: 'n8n 1.x answers a delivery before it creates the execution',
+			name: 'Money Trigger, Confirm With the API: a COMPLETED delivered after the charge became FAILED (its first delivery lost) runs once as delivered, confirmed false with the API\'s status beside it; its repeat runs nothing',
+			async fn() {
+				await prepare();
+				const reference = await pendingCharge();
+				// FAILED is delivered by the sandbox (filtered out by the workflow's Statuses, remembered).
+				await control.setStatus(reference, 'FAILED');
+				assert.equal((await runsOf(reference)).length, 0, 'the FAILED charge ran a workflow that listens for COMPLETED');
+				const charge = (await control.ledger()).charges.find((entry) => entry.reference === reference) as Record<string, any>;
+				const { client_id: _client, idempotency_key: _key, ...envelope } = charge;
+				const late = { id: `evt_late_${reference}`, event: 'charge.completed', created_at: new Date().toISOString(), data: { ...envelope, status: { code: 1, label: 'COMPLETED' } } };
+				assert.deepEqual((await control.deliverEvent(late)).statuses, [200], 'the late COMPLETED was not accepted: the sender retries until it gives up');
+				assert.deepEqual((await control.deliverEvent(late)).statuses, [200]);
+				const runs = await runsOf(reference);
+				assert.equal(runs.length, 1, `the late COMPLETED ran ${runs.length} times`);
+				const item = (ctx.output(runs[0], 'Money Trigger') || [])[0] || {};
+				assert.deepEqual([item.status, item.api_status, item.confirmed], ['COMPLETED', 'FAILED', false]);
 			},
 		},
 	];
