@@ -119,17 +119,18 @@ describe('Reconcile against the sandbox', () => {
 		expect(out.matched.map((item) => (item.transaction as IDataObject).reference)).toEqual([early, later[0]]);
 		expect([out.mismatched, out.missing, out.unexpected]).toEqual([[], [], []]);
 
-		// A record that knows only its own id cannot be read by reference: outside the period it is missing.
+		// A record that knows only its own id is looked for outside the period too: ord-early lies just before it.
 		const byOrder = await reconcile([{ order: 'ord-early', amount: 1000 }], period);
-		expect(byOrder.missing.map(orderOf)).toEqual(['ord-early']);
+		expect(byOrder.matched.map((item) => [orderOf(item), verdict(item).outside_period])).toEqual([['ord-early', true]]);
 		expect(byOrder.unexpected.map((item) => (item.transaction as IDataObject).reference)).toEqual(later);
 
 		const empty = await reconcile(records, { createdAfter: '2001-01-01T00:00:00Z', createdBefore: '2001-01-02T00:00:00Z' });
-		expect([empty.matched.length, empty.mismatched.length, empty.missing.length, empty.unexpected.length]).toEqual([1, 0, 1, 0]);
-		expect(verdict(empty.matched[0]).outside_period).toBe(true);
+		expect([empty.matched.length, empty.mismatched.length, empty.missing.length, empty.unexpected.length]).toEqual([2, 0, 0, 0]);
+		expect(empty.matched.map((item) => verdict(item).outside_period)).toEqual([true, true]);
 
 		const nothing = await reconcile([{ order: 'ord-none', amount: 5 }], { createdAfter: '2001-01-01T00:00:00Z', createdBefore: '2001-01-02T00:00:00Z' });
 		expect([nothing.matched.length, nothing.mismatched.length, nothing.missing.length, nothing.unexpected.length]).toEqual([0, 0, 1, 0]);
+		expect(verdict(nothing.missing[0]).searched).toEqual({ start_date: '2000-12-31T00:00:00.000Z', end_date: expect.any(String) });
 	});
 
 	it('matches payouts by their unsigned amount and adds a CSV report on a fifth output', async () => {
@@ -213,6 +214,60 @@ describe('Reconcile against the sandbox', () => {
 		const kept = await create('charge', [{ order: 'ord-9', amount: 1000 }]);
 		const stored = (await env.sb.control.ledger()).charges.find((entry) => entry.reference === kept[0]);
 		expect(stored?.metadata).toEqual({ n8n_business_reference: 'ord-9' });
+	});
+});
+
+describe('Reconcile looks for a record known only by its Business Reference outside the period before calling it missing', () => {
+	const HOUR = 3_600_000;
+	const listRequests = async () => (await env.sb.control.counters()).requests.get_money_v1_payout_list ?? 0;
+	const seedOne = (order: string, createdAt: number) =>
+		env.sb.control.seed({
+			resource: 'payout',
+			count: 1,
+			status: 'COMPLETED',
+			amount: 1000,
+			createdAtFrom: new Date(createdAt).toISOString(),
+			createdAtTo: new Date(createdAt).toISOString(),
+			metadata: { n8n_business_reference: order },
+		});
+
+	it('matches the payouts of a paced run past the end of the period, and one just before its start, outside the period; says on each record still missing what it searched', async () => {
+		// The period: the hour up to now. The run's first payout is in it, the next two (made by the node) after its end.
+		const end = Date.now();
+		const start = end - HOUR;
+		await seedOne('pay-1', end - 60_000);
+		await seedOne('pay-0', start - 1_000);
+		await seedOne('pay-old', start - HOUR - 1_000);
+		await new Promise((resolve) => setTimeout(resolve, 10));
+		const late = await create('payout', [
+			{ order: 'pay-2', amount: 1000, status: 'COMPLETED' },
+			{ order: 'pay-3', amount: 1000, status: 'COMPLETED' },
+		]);
+		const period = { createdAfter: new Date(start).toISOString(), createdBefore: new Date(end).toISOString() };
+		const records = ['pay-0', 'pay-1', 'pay-2', 'pay-3', 'pay-old', 'pay-none'].map((order) => ({ order, amount: 1000 }));
+		const before = await listRequests();
+
+		const out = await reconcile(records, period, {}, 'payout', { referenceField: '' });
+
+		const requests = (await listRequests()) - before;
+		expect(out.matched.map(orderOf)).toEqual(['pay-0', 'pay-1', 'pay-2', 'pay-3']);
+		expect(out.matched.map((item) => verdict(item).outside_period)).toEqual([true, false, true, true]);
+		expect(out.matched.slice(2).map((item) => (item.transaction as IDataObject).reference)).toEqual(late);
+		expect([out.mismatched, out.unexpected]).toEqual([[], []]);
+		expect(out.missing.map(orderOf)).toEqual(['pay-old', 'pay-none']);
+		const searched = out.missing.map((item) => verdict(item).searched as IDataObject);
+		expect(searched[0]).toEqual(searched[1]);
+		expect(searched[0].start_date).toBe(new Date(start - HOUR).toISOString());
+		const newest = Math.max(...(await env.sb.control.ledger()).payouts.map((entry) => Date.parse(entry.created_at)));
+		expect(Date.parse(searched[0].end_date as string)).toBeGreaterThanOrEqual(newest);
+		// The period (one page), the payouts created since its end (one page), the hour before it (one page).
+		expect(requests).toBe(3);
+
+		// A run whose records the period holds reads the period alone.
+		const ordinary = await listRequests();
+		const inPeriod = await reconcile([{ order: 'pay-1', amount: 1000 }], period, {}, 'payout', { referenceField: '' });
+		expect(inPeriod.matched.map(orderOf)).toEqual(['pay-1']);
+		expect((await listRequests()) - ordinary).toBe(1);
 	});
 });
 

@@ -5,13 +5,14 @@ import { createdAtMs } from '../../../api/time';
 import { itemRoute, type TransactionResource } from '../../../api/values';
 import type { WindowRead } from '../../../transport/listRead';
 import { type CallSettings, moneyApiRequest } from '../../../transport/request';
+import { businessReferenceOf } from '../businessReference';
 import { runBounded } from '../bounded';
 import { readPeriod } from '../read/list';
 import type { Period } from './input';
 import type { ReconcileRecord } from './types';
 import { TransactionIndex } from './transactionIndex';
 
-/** What Reconcile reads from the API: every transaction of the period, then those records name that it did not hold. */
+/** What Reconcile reads from the API: every transaction of the period, then those records name that it did not hold (docs/decisions.md#d11). */
 
 export interface PeriodIndex {
 	index: TransactionIndex;
@@ -67,8 +68,55 @@ export async function lookUpByReference(
 		}
 	});
 	for (const envelope of found) {
-		if (!envelope) continue;
-		const created = createdAtMs(envelope);
-		index.add(envelope, created === null || created < from || created > to);
+		if (envelope) index.add(envelope, outsidePeriod(envelope, from, to));
 	}
+}
+
+/** Whether a transaction a lookup found was created outside the period (from, to in ms). */
+function outsidePeriod(envelope: IDataObject, from: number, to: number): boolean {
+	const created = createdAtMs(envelope);
+	return created === null || created < from || created > to;
+}
+
+/**
+ * Looks for the transactions of records known only by their Business Reference that the period did
+ * not hold, before any is called missing: the API filters no list on metadata, so windows are read
+ * whole like the period. First every transaction created since the period's end (a paced run
+ * creates its transactions after the records it pays), then, for those still not found, those
+ * created in one period's length before its start. One found is marked outside the period (its
+ * record is compared, never called unexpected). Returns the created_at window searched in all, or
+ * undefined when no record needed a search (nothing more is read). docs/decisions.md#d11 says why
+ * these windows and no earlier.
+ */
+export async function lookUpByBusinessReference(
+	this: IExecuteFunctions,
+	resource: TransactionResource,
+	records: readonly ReconcileRecord[],
+	period: Period,
+	settings: CallSettings,
+	index: TransactionIndex,
+): Promise<Period | undefined> {
+	const unfound = () => {
+		const wanted = new Set<string>();
+		for (const { reference, businessReference } of records) {
+			if (reference === undefined && businessReference !== undefined && !index.find(undefined, businessReference)) wanted.add(businessReference);
+		}
+		return wanted;
+	};
+	let wanted = unfound();
+	if (wanted.size === 0) return undefined;
+	const [from, to] = [Date.parse(period.start_date), Date.parse(period.end_date)];
+	const searched = { start_date: period.start_date, end_date: new Date(Math.max(Date.now(), to)).toISOString() };
+	const earlier = { start_date: new Date(2 * from - to).toISOString(), end_date: period.start_date };
+	for (const window of [{ start_date: period.end_date }, earlier]) {
+		if (wanted.size === 0) break;
+		const read = await readPeriod.call(this, resource, window, { ...settings, itemIndex: 0 });
+		for (const envelope of read.envelopes) {
+			const businessReference = businessReferenceOf(envelope);
+			if (businessReference !== undefined && wanted.has(businessReference)) index.add(envelope, outsidePeriod(envelope, from, to));
+		}
+		if (window === earlier) searched.start_date = earlier.start_date;
+		wanted = unfound();
+	}
+	return searched;
 }

@@ -1,14 +1,20 @@
 import { compareWithTransaction, duplicateClaim, isFinal } from './differences';
 import type { TransactionIndex } from './transactionIndex';
-import type { Difference, MatchSettings, Outcomes, ReconcileRecord } from './types';
+import type { Difference, MatchSettings, Outcomes, Reconciliation, ReconcileRecord } from './types';
 
 /**
  * Pairs each record with its transaction (by API reference, else by Business Reference) and sorts
  * every record and every unclaimed transaction of the period into one of four outcomes. The first
  * record to claim a transaction (or, when none is found, a key) is judged on its values; any later
- * claim is reported as well, mismatched (or missing) with a duplicate_claim difference.
+ * claim is reported as well, mismatched (or missing) with a duplicate_claim difference. A record
+ * known only by its Business Reference that is missing says the window it was `searched` in.
  */
-export function matchRecords(records: readonly ReconcileRecord[], index: TransactionIndex, settings: MatchSettings): Outcomes {
+export function matchRecords(
+	records: readonly ReconcileRecord[],
+	index: TransactionIndex,
+	settings: MatchSettings,
+	searched?: Reconciliation['searched'],
+): Outcomes {
 	const outcomes: Outcomes = { matched: [], mismatched: [], missing: [], unexpected: [] };
 	const missingClaims = new Map<string, number>();
 
@@ -20,10 +26,9 @@ export function matchRecords(records: readonly ReconcileRecord[], index: Transac
 			const first = missingClaims.get(claimKey);
 			const differences: Difference[] = first === undefined ? [] : [duplicateClaim(first, key)];
 			if (first === undefined) missingClaims.set(claimKey, record.itemIndex);
-			outcomes.missing.push({
-				record,
-				reconciliation: { status: 'missing', differences, matched_by: null, final: null, outside_period: false },
-			});
+			const reconciliation: Reconciliation = { status: 'missing', differences, matched_by: null, final: null, outside_period: false };
+			if (record.reference === undefined && searched) reconciliation.searched = { ...searched };
+			outcomes.missing.push({ record, reconciliation });
 			continue;
 		}
 

@@ -44,8 +44,13 @@ export interface Reconciliation {
 	matched_by: MatchKey | null;
 	/** Whether the transaction's status is final (anything but PENDING); null without a transaction. */
 	final: boolean | null;
-	/** The transaction was found by its reference but created outside the period. */
+	/** The transaction was found by its reference or Business Reference but created outside the period. */
 	outside_period: boolean;
+	/**
+	 * Missing in API, a record known only by its Business Reference: the created_at window in which
+	 * no transaction carries it (one period's length before the period, up to the read).
+	 */
+	searched?: { start_date: string; end_date: string };
 	/** How the node read the period: the transactions it read and the API's count of them. */
 	period_read?: { transactions: number; api_total: number };
 	/** What the run found about the whole period that bears on this verdict (a period holding no transaction). */

@@ -136,6 +136,13 @@ describe('matchRecords', () => {
 		expect(outcomes.unexpected).toEqual([]);
 	});
 
+	it('says on a missing record known only by its Business Reference the window searched for it, and on no other', () => {
+		const searched = { start_date: '2024-04-01T00:00:00.000Z', end_date: '2024-04-03T06:00:00.000Z' };
+		const outcomes = matchRecords([record(0, { businessReference: 'ord-x' }), record(1, { reference: 'nope', businessReference: 'ord-y' })], indexOf(), EXACT, searched);
+		expect(outcomes.missing.map((outcome) => outcome.reconciliation.searched)).toEqual([searched, undefined]);
+		expect(matchRecords([record(0, { businessReference: 'ord-x' })], indexOf(), EXACT).missing[0].reconciliation).not.toHaveProperty('searched');
+	});
+
 	it('reports the reference difference when a record whose Reference is not found is matched by its Business Reference', () => {
 		const index = indexOf(envelope('tx-2', 1000, 'COMPLETED', 'ord-7'));
 		const outcomes = matchRecords([record(0, { reference: 'tx-1', businessReference: 'ord-7' })], index, EXACT);
