@@ -72,6 +72,7 @@ export function defaultSandboxConfig(): SandboxConfig {
 		envelopeUpdatedAt: true,
 		listRowMetadata: true,
 		naiveTimestampsOffsetMinutes: null,
+		createdAtWrittenToSecond: false,
 		listBoundsExclusive: false,
 		listTieOrder: 'stable',
 		paymentLinkBase: null,

@@ -55,6 +55,7 @@ export class SandboxRuntime {
 			payoutTypeLabel: config.payoutTypeLabel,
 			updatedAt: config.envelopeUpdatedAt,
 			naiveTimestampsOffsetMinutes: config.naiveTimestampsOffsetMinutes,
+			createdAtToSecond: config.createdAtWrittenToSecond,
 			redirectLink: (reference) => `${this.apiOrigin}/_pay/${encodeURIComponent(reference)}`,
 		};
 		this.service = new MoneyService(

@@ -11,13 +11,18 @@ import { type MoneyApiContext, moneyApiRequest, type MoneyApiRequestOptions } fr
  * created_at, newest first, and nothing more: transactions created at the same instant may come in
  * another order on each request, so page numbers alone skip some and repeat others where an instant
  * straddles two pages. The window is walked by created_at instead, one request per step: every
- * request asks for page 1 with end_date at the oldest instant the last page reached, so that
- * instant comes whole at the top of the next page (its references, read already, are dropped).
+ * request asks for page 1 with end_date one step of created_at past the oldest instant the last
+ * page reached (a second; a millisecond once created_at shows a fraction). That instant then comes
+ * whole on the next page whether end_date includes its own instant or not, and whatever fraction of
+ * a second the API keeps without writing it. What the page lists newer than that instant was read
+ * already (the walk goes newest first, and created_at never changes), and so were the instant's
+ * references the window holds: both are dropped.
  * A page is the last when it is shorter than asked and lists all the API counts: an API may answer
- * fewer a page than asked (its pagination.limit). An instant holding more transactions than a page
- * is read by the pages of that query, and their count is its place in the list: where the older
- * transactions start. Its pages are read again, in turn forwards and backwards, until as many as
- * the page that last showed that place counted have been read, at most MAX_INSTANT_ROUNDS times:
+ * fewer a page than asked (its pagination.limit). An instant that page 1 does not show to its end
+ * (more transactions than a page, with those newer above it) is read by the pages of that query,
+ * and their count is its place in the list, where the older transactions start, less the places of
+ * the newer ones above it. Its pages are read again, in turn forwards and backwards, until as many
+ * as the page that last showed that place counted have been read, at most MAX_INSTANT_ROUNDS times:
  * transactions never leave an instant, so what was read is then what it holds. The window's query
  * holds no status, so a status change moves nothing.
  */
@@ -31,15 +36,26 @@ export const BOUND_MARGIN_MS = 1000;
 /** How many times the pages of an instant larger than a page are read before the read fails. */
 export const MAX_INSTANT_ROUNDS = 16;
 
-/** An instant larger than a page, being read by the pages of the walk's current query. */
+/** created_at's step while no created_at read has a fraction of a second. */
+const SECOND_MS = 1000;
+
+/** An instant page 1 of the walk's current query does not show to its end (larger than a page, or below newer ones), being read by the pages of that query. */
 export interface InstantRead extends IDataObject {
-	/** How many transactions the query lists at the instant (where the older ones start), as the page that last showed it counted; null until a page shows it. */
+	/** How many transactions the query lists at the instant (where the older ones start, less the newer above it), as the page that last showed it counted; null until a page shows it. */
 	count: number | null;
 	/** How many transactions a page of the API holds: the first page of the instant was full. */
 	size: number;
 	/** The next page to read, and how many times the instant's pages have been read so far. */
 	page: number;
 	round: number;
+	/**
+	 * How many transactions newer than the instant the query lists above it (read already), as the
+	 * page that last showed where they end counted, or at least as many as a page full of them
+	 * showed; absent: none known. Transactions never leave, so it only grows.
+	 */
+	newer?: number;
+	/** The query's end_date is this far past the instant, on all its pages (their places are one query's); absent: the window's stepMs. */
+	step?: number;
 	/** Where the walk goes on once the instant is read whole (null: the window ends with it); unset until known. */
 	after?: { end: number; seen: string[] } | null;
 }
@@ -57,8 +73,7 @@ export interface ListWindow extends IDataObject {
 	top: string | number | null;
 	/** References read at the instant `end`: the next page lists them again. */
 	seen: string[];
-	/** Whether end_date includes its own instant (learnt when the walk first reaches one), and created_at's step: 1 ms once any created_at read has a fraction of a second, else 1 s. */
-	inclusive: boolean | null;
+	/** created_at's step, end_date's distance past `end`: 1 ms once any created_at read has a fraction of a second (an API may leave out a zero one), else 1 s. */
 	stepMs: number | null;
 	/** Whether created_at is written without a zone designator: bounds are written back the same way. */
 	zoneless: boolean;
@@ -70,7 +85,7 @@ export interface ListWindow extends IDataObject {
 }
 
 export function newWindow(start: string | null, end: string | null, zoneless = false): ListWindow {
-	return { start, end, top: end, seen: [], inclusive: null, stepMs: null, zoneless, instant: null, total: null, requests: 0, finished: false };
+	return { start, end, top: end, seen: [], stepMs: null, zoneless, instant: null, total: null, requests: 0, finished: false };
 }
 
 interface Page {
@@ -90,13 +105,14 @@ async function requestPage(
 	qs: IDataObject,
 	window: ListWindow,
 	page: number,
+	step: number,
 	options: MoneyApiRequestOptions,
 ): Promise<Page> {
 	const query: IDataObject = { ...qs, page, limit: LIST_PAGE_SIZE_MAX };
 	if (window.start !== null) query.start_date = window.start;
 	const { end } = window;
 	if (typeof end === 'string') query.end_date = end;
-	else if (typeof end === 'number') query.end_date = apiTime(window.inclusive === false ? end + (window.stepMs ?? 1) : end, window.zoneless);
+	else if (typeof end === 'number') query.end_date = apiTime(end + step, window.zoneless);
 	const body = await moneyApiRequest.call(context, 'GET', route, { ...options, qs: query });
 	window.requests++;
 	const pagination = body.pagination as IDataObject;
@@ -116,7 +132,7 @@ async function requestPage(
 		}
 		const zoneless = zonelessCreatedAt(envelope);
 		if (zoneless !== null) window.zoneless = zoneless;
-		if (typeof envelope.created_at === 'string') window.stepMs = FRACTION.test(envelope.created_at) ? 1 : (window.stepMs ?? 1000);
+		if (typeof envelope.created_at === 'string') window.stepMs = FRACTION.test(envelope.created_at) ? 1 : (window.stepMs ?? SECOND_MS);
 	}
 	return { items, total: pagination.total };
 }
@@ -142,32 +158,27 @@ export async function windowStep(
 	if (window.finished) return [];
 	if (window.instant) return await instantStep(this, route, qs, window, window.instant, options);
 	const first = window.requests === 0;
-	const { items, total } = await requestPage(this, route, qs, window, 1, options);
+	const step = window.stepMs ?? SECOND_MS;
+	const { items, total } = await requestPage(this, route, qs, window, 1, step, options);
 	const bound = typeof window.end === 'number' ? window.end : null;
 	if (first) {
 		window.total = total;
 		const newest = Math.max(...items.map(instantOf));
 		if (window.top === null && items.length > 0) window.top = apiTime(newest + BOUND_MARGIN_MS, window.zoneless);
 	}
-	if (bound !== null && window.inclusive === null) {
-		// The walk asked for end_date at an instant it holds transactions of: listed, the bound includes it.
-		if (!items.some((envelope) => instantOf(envelope) === bound)) {
-			window.inclusive = false;
-			return [];
-		}
-		window.inclusive = true;
-	}
 	const seen = new Set(window.seen);
-	const fresh = items.filter((envelope) => bound === null || instantOf(envelope) < bound || !seen.has(referenceOf(envelope) ?? ''));
+	// Newer than the instant the walk stands at: read already; at it: read already when seen.
+	const fresh = items.filter((envelope) => bound === null || instantOf(envelope) < bound || (instantOf(envelope) === bound && !seen.has(referenceOf(envelope) ?? '')));
 	if (items.length === 0 || (items.length < LIST_PAGE_SIZE_MAX && items.length >= total)) {
 		window.finished = true;
 		return fresh;
 	}
 	const oldest = Math.min(...items.map(instantOf));
-	if (oldest === bound) {
-		// A page of the instant the walk stands at: page 1 again would be the same. The instant is read by its pages.
-		window.seen = [...new Set([...window.seen, ...referencesAt(items, oldest)])];
-		window.instant = { count: null, size: items.length, page: 2, round: 0 };
+	if (bound !== null && oldest >= bound) {
+		// Page 1 ends within the instant the walk stands at, or above it: page 1 again would be the same. The instant is read by the pages of this query.
+		window.seen = [...new Set([...window.seen, ...referencesAt(items, bound)])];
+		const newer = items.filter((envelope) => instantOf(envelope) > bound).length;
+		window.instant = { count: null, size: items.length, page: 2, round: 0, newer, step };
 		return fresh;
 	}
 	window.end = oldest;
@@ -186,7 +197,7 @@ async function instantStep(
 ): Promise<IDataObject[]> {
 	const at = window.end as number;
 	const { size } = instant;
-	const { items, total } = await requestPage(context, route, qs, window, instant.page, options);
+	const { items, total } = await requestPage(context, route, qs, window, instant.page, instant.step ?? window.stepMs ?? SECOND_MS, options);
 	const seen = new Set(window.seen);
 	const fresh: IDataObject[] = [];
 	for (const envelope of items) {
@@ -196,11 +207,15 @@ async function instantStep(
 		fresh.push(envelope);
 	}
 	window.seen = [...seen];
+	// A page showing where the newer transactions end, or full of them, says how many the query lists above the instant.
+	const newerEnd = items.findIndex((envelope) => instantOf(envelope) <= at);
+	if (newerEnd !== 0 && items.length > 0) instant.newer = Math.max(instant.newer ?? 0, (instant.page - 1) * size + (newerEnd >= 0 ? newerEnd : items.length));
+	const newer = instant.newer ?? 0;
 	// The page where the older transactions start (or the list ends, by its length or by the API's count) counts the instant as the API holds it now.
 	const olderFrom = items.findIndex((envelope) => instantOf(envelope) < at);
 	const counts = olderFrom >= 0 || items.length < size || instant.page * size >= total;
 	if (counts) {
-		if (instant.count === null) {
+		if (instant.after === undefined) {
 			const older = olderFrom >= 0 ? items.slice(olderFrom) : [];
 			fresh.push(...older);
 			if (older.length === 0 || items.length < size) instant.after = null;
@@ -209,7 +224,7 @@ async function instantStep(
 				instant.after = { end: oldest, seen: referencesAt(older, oldest) };
 			}
 		}
-		instant.count = (instant.page - 1) * size + (olderFrom >= 0 ? olderFrom : items.length);
+		instant.count = Math.max(0, (instant.page - 1) * size + (olderFrom >= 0 ? olderFrom : items.length) - newer);
 		if (window.seen.length >= instant.count) {
 			window.instant = null;
 			if (!instant.after) window.finished = true;
@@ -223,10 +238,12 @@ async function instantStep(
 	const forwards = instant.round % 2 === 0;
 	instant.page += forwards ? 1 : -1;
 	if (instant.count === null) return fresh;
-	const pages = Math.max(1, Math.ceil(instant.count / size));
+	// The instant's pages: from the one where the newer transactions end to the one where the instant does.
+	const firstPage = Math.floor(newer / size) + 1;
+	const lastPage = Math.max(firstPage, Math.ceil((newer + instant.count) / size));
 	// As many read as the instant held when last counted: going forwards, the page that counts it next tells whether it grew since.
-	if (forwards && window.seen.length >= instant.count) instant.page = Math.max(instant.page, pages);
-	if (forwards ? instant.page > pages && counts : instant.page < 1) {
+	if (forwards && window.seen.length >= instant.count) instant.page = Math.max(instant.page, lastPage);
+	if (forwards ? instant.page > lastPage && counts : instant.page < firstPage) {
 		instant.round++;
 		if (instant.round >= MAX_INSTANT_ROUNDS) {
 			const instantText = apiTime(at, window.zoneless);
@@ -240,7 +257,7 @@ async function instantStep(
 				},
 			);
 		}
-		instant.page = instant.round % 2 === 0 ? 1 : pages;
+		instant.page = instant.round % 2 === 0 ? firstPage : lastPage;
 	}
 	return fresh;
 }

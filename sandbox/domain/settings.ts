@@ -104,6 +104,12 @@ export interface SandboxConfig {
 	 * without one read in that wall time.
 	 */
 	naiveTimestampsOffsetMinutes: number | null;
+	/**
+	 * Whether created_at is written to the second (its fraction dropped), while the store keeps the
+	 * millisecond and compares list bounds with it: whether end_date includes the transactions written
+	 * with its instant then depends on each one's hidden fraction (docs/decisions.md#d11).
+	 */
+	createdAtWrittenToSecond: boolean;
 	/** Whether a list's start_date and end_date exclude a transaction created exactly at them (the spec says "bound", not whether inclusive). */
 	listBoundsExclusive: boolean;
 	/**

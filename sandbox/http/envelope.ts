@@ -7,6 +7,8 @@ export interface EnvelopeContext {
 	updatedAt: boolean;
 	/** Timestamps without a zone designator, in this wall time (SandboxConfig.naiveTimestampsOffsetMinutes). */
 	naiveTimestampsOffsetMinutes: number | null;
+	/** created_at written to the second, its fraction dropped (SandboxConfig.createdAtWrittenToSecond); the store keeps the millisecond. */
+	createdAtToSecond: boolean;
 	redirectLink(reference: string): string;
 }
 
@@ -15,9 +17,11 @@ const CATEGORIES = {
 	payout: { id: 'merchant_disbursement', label: 'Merchant disbursement' },
 } as const;
 
-function timestamp(ms: number, context: EnvelopeContext): string {
+function timestamp(ms: number, context: EnvelopeContext, toSecond = false): string {
 	const offset = context.naiveTimestampsOffsetMinutes;
-	return offset === null ? new Date(ms).toISOString() : new Date(ms + offset * 60_000).toISOString().slice(0, -1);
+	const wall = new Date(ms + (offset ?? 0) * 60_000).toISOString();
+	const written = toSecond ? `${wall.slice(0, 19)}Z` : wall;
+	return offset === null ? written : written.slice(0, -1);
 }
 
 export function toEnvelope(tx: Transaction, owner: ClientState | undefined, context: EnvelopeContext): TransactionEnvelope {
@@ -43,7 +47,7 @@ export function toEnvelope(tx: Transaction, owner: ClientState | undefined, cont
 		description: tx.resource === 'charge' ? `Charge from ${counterpartName} via ${tx.channel}` : `Payout to ${counterpartName} via ${tx.channel}`,
 		payment_references: tx.paymentReference ? [tx.paymentReference] : [],
 		metadata: tx.metadata,
-		created_at: timestamp(tx.createdAt, context),
+		created_at: timestamp(tx.createdAt, context, context.createdAtToSecond),
 	};
 	if (context.updatedAt) envelope.updated_at = timestamp(tx.updatedAt, context);
 	if (tx.resource === 'charge' && tx.channel === 'platform') envelope.redirect_link = context.redirectLink(tx.reference);

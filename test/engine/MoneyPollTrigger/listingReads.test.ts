@@ -88,3 +88,28 @@ describe('Money Poll Trigger, read as an adversary: an API whose bounds exclude 
 		}
 	});
 });
+
+for (const [bounds, listBoundsExclusive] of [
+	['include', false],
+	['exclude', true],
+] as const) {
+	describe(`Money Poll Trigger, read as an adversary: an API that keeps created_at to the millisecond, writes it to the second, and whose bounds ${bounds} their instant`, () => {
+		const { env, poller } = pollTriggerSetup({ config: { createdAtWrittenToSecond: true, listBoundsExclusive } });
+
+		it('emits each of 260 completions once, the oldest of the first page at a whole second and later pages ending inside seconds', async () => {
+			const trigger = poller({ resource: 'charge', statuses: ['COMPLETED'] });
+			await trigger.poll();
+			const base = Math.floor(Date.now() / 1000) * 1000 - 90_000;
+			const seed = (count: number, from: number, to: number) => env.sandbox.control.seed({ resource: 'charge', count, status: 'COMPLETED', createdAtFrom: new Date(from).toISOString(), createdAtTo: new Date(to).toISOString() });
+			// 40 seconds of 4 charges each at .100, .350, .600 and .850; then the first page's oldest, at a whole second; then 33 seconds of 3 charges each.
+			for (let second = 0; second < 40; second++) await seed(4, base + second * 1000 + 100, base + second * 1000 + 850);
+			await seed(1, base + 41_000, base + 41_000);
+			for (let second = 0; second < 33; second++) await seed(3, base + 42_000 + second * 1000 + 300, base + 42_000 + second * 1000 + 800);
+
+			const emitted: string[] = [];
+			for (let poll = 0; poll < 3; poll++) emitted.push(...references((await trigger.poll()).items));
+
+			expect({ emitted: emitted.length, distinct: new Set(emitted).size }).toEqual({ emitted: 260, distinct: 260 });
+		});
+	});
+}

@@ -113,4 +113,26 @@ describe('Reconcile and Get Many, read as an adversary', () => {
 		}
 		expect(short).toEqual([]);
 	});
+
+	it.each([
+		['include', false],
+		['exclude', true],
+	])(
+		'returns each of 340 payouts from an API that keeps created_at to the millisecond and writes it to the second, the oldest of page 1 at a whole second, later pages ending inside seconds, whose bounds %s their instant',
+		async (_, listBoundsExclusive) => {
+			const credentialId = await api({ config: { createdAtWrittenToSecond: true, listBoundsExclusive } });
+			// 99 payouts in seconds of their own; then page 1's oldest, at a whole second; then 60 seconds of 4 payouts each at .100, .350, .600 and .850.
+			await env.sb.control.seed({ resource: 'payout', count: 99, status: 'COMPLETED', createdAtFrom: '2024-04-02T19:58:22.500Z', createdAtTo: '2024-04-02T20:00:00.500Z' });
+			await env.sb.control.seed({ resource: 'payout', count: 1, status: 'COMPLETED', createdAtFrom: '2024-04-02T19:00:00.000Z', createdAtTo: '2024-04-02T19:00:00.000Z' });
+			for (let second = 0; second < 60; second++) {
+				const at = Date.parse('2024-04-02T18:00:00.000Z') - second * 1000;
+				await env.sb.control.seed({ resource: 'payout', count: 4, status: 'COMPLETED', createdAtFrom: new Date(at + 100).toISOString(), createdAtTo: new Date(at + 850).toISOString() });
+			}
+
+			const { result, references } = await getMany(credentialId);
+
+			expect(result.error()?.message).toBeUndefined();
+			expect({ returned: references.length, distinct: new Set(references).size }).toEqual({ returned: 340, distinct: 340 });
+		},
+	);
 });

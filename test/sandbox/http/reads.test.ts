@@ -241,6 +241,44 @@ describe('list bounds that exclude their own instant (SandboxConfig.listBoundsEx
 	});
 });
 
+describe('created_at written to the second, stored and compared to the millisecond (SandboxConfig.createdAtWrittenToSecond)', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { createdAtWrittenToSecond: true } });
+
+	const seedAt = async (...instants: string[]) => {
+		for (const instant of instants) await sandbox.control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: instant, createdAtTo: instant });
+	};
+	const createdAt = async (query: string) => (await api.call('GET', `/money/v1/charge?${query}`)).json.data.map((envelope: { created_at: string }) => envelope.created_at);
+
+	it('writes created_at without its fraction, and end_date at a second lists only those of that second stored at its whole millisecond', async () => {
+		await seedAt('2024-03-01T10:00:00.000Z', '2024-03-01T10:00:00.400Z', '2024-03-01T10:00:01.000Z', '2024-03-01T10:00:01.999Z');
+		expect(await createdAt('')).toEqual(['2024-03-01T10:00:01Z', '2024-03-01T10:00:01Z', '2024-03-01T10:00:00Z', '2024-03-01T10:00:00Z']);
+		expect(await createdAt('end_date=2024-03-01T10:00:00Z')).toEqual(['2024-03-01T10:00:00Z']);
+		expect(await createdAt('end_date=2024-03-01T10:00:01Z')).toEqual(['2024-03-01T10:00:01Z', '2024-03-01T10:00:00Z', '2024-03-01T10:00:00Z']);
+		expect(await createdAt('start_date=2024-03-01T10:00:00.001Z')).toEqual(['2024-03-01T10:00:01Z', '2024-03-01T10:00:01Z', '2024-03-01T10:00:00Z']);
+	});
+});
+
+describe('created_at written to the second, compared to the millisecond by bounds that exclude their instant', () => {
+	let sandbox: Sandbox;
+	let api: ApiTestClient;
+
+	useTestSandbox('all', (started) => ({ sandbox, api } = started), { config: { createdAtWrittenToSecond: true, listBoundsExclusive: true, naiveTimestampsOffsetMinutes: 60 } });
+
+	it('writes the zoneless wall time to the second, and end_date at a second lists none of it, start_date all but its whole millisecond', async () => {
+		for (const instant of ['2024-03-01T10:00:00.000Z', '2024-03-01T10:00:00.400Z', '2024-03-01T10:00:01.250Z']) {
+			await sandbox.control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', createdAtFrom: instant, createdAtTo: instant });
+		}
+		const createdAt = async (query: string) => (await api.call('GET', `/money/v1/charge?${query}`)).json.data.map((envelope: { created_at: string }) => envelope.created_at);
+		expect(await createdAt('')).toEqual(['2024-03-01T11:00:01', '2024-03-01T11:00:00', '2024-03-01T11:00:00']);
+		expect(await createdAt('end_date=2024-03-01T11:00:01')).toEqual(['2024-03-01T11:00:00', '2024-03-01T11:00:00']);
+		expect(await createdAt('end_date=2024-03-01T11:00:00')).toEqual([]);
+		expect(await createdAt('start_date=2024-03-01T11:00:00')).toEqual(['2024-03-01T11:00:01', '2024-03-01T11:00:00']);
+	});
+});
+
 describe('ties ordered differently from one list request to the next (SandboxConfig.listTieOrder alternating)', () => {
 	let sandbox: Sandbox;
 	let api: ApiTestClient;

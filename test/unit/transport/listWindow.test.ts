@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
 import { readWindow } from '../../../nodes/transport/listRead';
-import { MAX_INSTANT_ROUNDS, newWindow, windowStep } from '../../../nodes/transport/listWindow';
+import { type ListWindow, MAX_INSTANT_ROUNDS, newWindow, windowStep } from '../../../nodes/transport/listWindow';
 import { seededRandom as random } from '../../../sandbox/domain/random';
 
 /*
@@ -9,8 +9,9 @@ import { seededRandom as random } from '../../../sandbox/domain/random';
  * lists, served by a model of the Money API's list route that orders transactions by created_at
  * only, as docs/decisions.md#d6 allows: ties in another order on each request (reversed on every
  * other one, or shuffled), bounds that include or exclude their own instant, created_at to the
- * millisecond or to the second, bursts larger than a page at one instant, ties at page boundaries,
- * and transactions listed late or changing status between two requests.
+ * millisecond or to the second (or kept to the millisecond and written to the second), bursts larger
+ * than a page at one instant, ties at page boundaries, and transactions listed late or changing
+ * status between two requests.
  */
 
 const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
@@ -28,7 +29,9 @@ interface ApiModel {
 	/** Ties reversed on every other request, shuffled on each, or reversed on every other page (page 2 never shows what page 1 does not). */
 	ties: 'alternating' | 'shuffled' | 'byPage';
 	exclusive: boolean;
+	/** created_at compared at the second (toSecond), or kept and compared to the millisecond but written to the second (hiddenFraction). */
 	toSecond: boolean;
+	hiddenFraction?: boolean;
 	/** Called before each request is answered, with its number (0 first). */
 	beforeAnswer?: (request: number) => void;
 	/** Page 1 whatever page is asked (a gateway that drops the query's page). */
@@ -72,7 +75,7 @@ function answer(model: ApiModel, qs: IDataObject, pick: () => number): IDataObje
 	const limit = Number(qs.limit);
 	const data = keyed.slice((page - 1) * limit, page * limit).map(({ row }) => ({
 		reference: row.reference,
-		created_at: writeTime(row.at, model.toSecond),
+		created_at: writeTime(row.at, model.toSecond || model.hiddenFraction === true),
 		status: { code: 0, label: row.status },
 	}));
 	return { success: true, data, pagination: { page, limit, total: rows.length, pages: Math.ceil(rows.length / limit) } };
@@ -111,14 +114,11 @@ function generate(pick: () => number): Row[] {
 
 const period = { start: '2024-04-02T00:00:00.000Z', end: '2024-04-03T00:00:00.000Z' };
 const words = { transactions: 'payouts', window: 'in the period' };
-const newModel = (rows: Row[], pick: () => number): ApiModel => ({
-	rows,
-	ties: pick() < 0.5 ? 'alternating' : 'shuffled',
-	exclusive: pick() < 0.3,
-	toSecond: pick() < 0.3,
-	requests: 0,
-	log: [],
-});
+const newModel = (rows: Row[], pick: () => number): ApiModel => {
+	const model: ApiModel = { rows, ties: pick() < 0.5 ? 'alternating' : 'shuffled', exclusive: pick() < 0.3, toSecond: pick() < 0.3, requests: 0, log: [] };
+	model.hiddenFraction = !model.toSecond && pick() < 0.4;
+	return model;
+};
 
 describe('reading a list window whole (property test over generated lists)', () => {
 	const cases = Array.from({ length: 240 }, (_, seed) => seed + 1);
@@ -223,5 +223,134 @@ describe('reading a list window whole', () => {
 			helpers: { httpRequestWithAuthentication: async () => ({ statusCode: 200, headers: {}, body: { success: true, data: [], pagination: { page: 1, limit: 100 } } }) },
 		} as unknown as IExecuteFunctions;
 		await expect(windowStep.call(context, ROUTE, {}, newWindow(null, null))).rejects.toThrow('The Money API answered a list without pagination.total');
+	});
+});
+
+describe('reading a list whose created_at is kept to the millisecond and written to the second', () => {
+	const HOUR = 3_600_000;
+	const hidden = (rows: Row[], exclusive: boolean): ApiModel => ({ rows, ties: 'alternating', exclusive, toSecond: false, hiddenFraction: true, requests: 0, log: [] });
+	/**
+	 * 99 payouts in seconds of their own, then one at a whole second, the oldest of page 1 (the first
+	 * instant the walk stands at), then 60 seconds of 4 payouts each at fractions the API does not
+	 * write: later pages end inside a second.
+	 */
+	const day = (): Row[] => {
+		const rows: Row[] = [];
+		const add = (at: number) => rows.push({ reference: `pay_${rows.length}`, at, status: 'COMPLETED' });
+		for (let index = 0; index < 99; index++) add(DAY + 20 * HOUR - index * 1000 + 500);
+		add(DAY + 19 * HOUR);
+		for (let second = 0; second < 60; second++) for (const fraction of [850, 600, 350, 100]) add(DAY + 18 * HOUR - second * 1000 + fraction);
+		return rows;
+	};
+	/** Every reference a walk of the period returns, step by step as the Poll Trigger walks it. */
+	const walk = async (api: ApiModel, window: ListWindow = newWindow(period.start, period.end)): Promise<string[]> => {
+		const context = contextFor(api, random(1));
+		const read: string[] = [];
+		while (!window.finished) for (const envelope of await windowStep.call(context, ROUTE, {}, window)) read.push(envelope.reference as string);
+		return read;
+	};
+	const bounds = [
+		['include', false],
+		['exclude', true],
+	] as const;
+
+	it.each(bounds)('returns each of 340 payouts (Return All, Reconcile), from an API whose bounds %s their instant', async (_, exclusive) => {
+		const read = await readWindow.call(contextFor(hidden(day(), exclusive), random(1)), ROUTE, {}, period, words);
+		expect({ read: new Set(read.envelopes.map((envelope) => envelope.reference)).size, total: read.total }).toEqual({ read: 340, total: 340 });
+	});
+
+	it.each(bounds)('walks each of 340 payouts once, as the Poll Trigger walks a window, from an API whose bounds %s their instant', async (_, exclusive) => {
+		const read = await walk(hidden(day(), exclusive));
+		expect({ read: read.length, distinct: new Set(read).size }).toEqual({ read: 340, distinct: 340 });
+	});
+
+	it.each(bounds)(
+		'walks on below an instant of 150 payouts at one whole millisecond to the 120 of the second before it, more than a page, and what is older, from an API whose bounds %s their instant',
+		async (_, exclusive) => {
+			const instant = DAY + 12 * HOUR;
+			const rows = [
+				...Array.from({ length: 150 }, (__, index) => ({ reference: `x${index}`, at: instant, status: 'COMPLETED' })),
+				...Array.from({ length: 120 }, (__, index) => ({ reference: `y${index}`, at: instant - 1000 + 1 + index * 8, status: 'COMPLETED' })),
+				...Array.from({ length: 30 }, (__, index) => ({ reference: `o${index}`, at: instant - 60_000 - index * 1000 + 250, status: 'COMPLETED' })),
+			];
+			const read = await walk(hidden(rows, exclusive));
+			expect({ read: read.length, distinct: new Set(read).size }).toEqual({ read: 300, distinct: 300 });
+		},
+	);
+
+	it.each(bounds)(
+		'walks on below an instant of 150 payouts to the 120 of the millisecond before it, more than a page, and what is older, from an API that writes the millisecond and whose bounds %s their instant',
+		async (_, exclusive) => {
+			const instant = DAY + 12 * HOUR + 500;
+			const rows = [
+				...Array.from({ length: 150 }, (__, index) => ({ reference: `x${index}`, at: instant, status: 'COMPLETED' })),
+				...Array.from({ length: 120 }, (__, index) => ({ reference: `y${index}`, at: instant - 1, status: 'COMPLETED' })),
+				...Array.from({ length: 30 }, (__, index) => ({ reference: `o${index}`, at: instant - 60_000 - index * 1000, status: 'COMPLETED' })),
+			];
+			const api: ApiModel = { rows, ties: 'shuffled', exclusive, toSecond: false, requests: 0, log: [] };
+			const read = await walk(api);
+			expect({ read: read.length, distinct: new Set(read).size }).toEqual({ read: 300, distinct: 300 });
+		},
+	);
+
+	it('returns every payout of 300 generated days, 1 in 1,000 created at a whole second (Return All and a walk as the Poll Trigger\'s)', async () => {
+		const short: string[] = [];
+		for (let seed = 1; seed <= 300; seed++) {
+			const pick = random(seed * 31);
+			const rows: Row[] = [];
+			// Seconds of 1 to 8 payouts, each at a fraction of its second the API does not write.
+			for (let second = DAY + 1000 + Math.floor(pick() * 3600) * 1000; rows.length < 400 + seed % 7 * 100; second += 1000 * (1 + Math.floor(pick() * 120))) {
+				for (let count = 1 + Math.floor(pick() * 8); count > 0; count--) {
+					rows.push({ reference: `pay_${rows.length}`, at: second + (pick() < 0.001 ? 0 : 1 + Math.floor(pick() * 999)), status: 'COMPLETED' });
+				}
+			}
+			const exclusive = pick() < 0.3;
+			let failure = '';
+			try {
+				const read = await readWindow.call(contextFor(hidden(rows, exclusive), random(seed)), ROUTE, {}, period, words);
+				if (read.envelopes.length !== rows.length) failure = `Return All ${read.envelopes.length} of ${rows.length}`;
+			} catch (error) {
+				failure = (error as Error).message;
+			}
+			const walked = new Set(await walk(hidden(rows, exclusive)));
+			if (walked.size !== rows.length) failure += `${failure ? '; ' : ''}the walk ${walked.size} of ${rows.length}, no error`;
+			if (failure) short.push(`day ${seed}: ${failure}`);
+		}
+		expect(short).toEqual([]);
+	});
+
+	/** A window as version 1.0.0 saved it mid-walk: `inclusive` learnt true at the whole second of page 1's oldest payout. */
+	const savedBy100 = (fields: Partial<ListWindow>): ListWindow =>
+		({ start: period.start, top: period.end, seen: [], inclusive: true, stepMs: 1000, zoneless: false, instant: null, total: 340, requests: 2, finished: false, ...fields }) as ListWindow;
+
+	it.each(bounds)('resumes a window saved by version 1.0.0 mid-walk (end_date learnt to include its instant) and reads each payout it had not read once, from an API whose bounds %s their instant', async (_, exclusive) => {
+		const rows = day();
+		const newestFirst = [...rows].sort((a, b) => b.at - a.at);
+		// Version 1.0.0's second page: from page 1's oldest payout on; the window stands at the second of its oldest.
+		const read = newestFirst.slice(0, 199);
+		const end = Math.floor(read[198].at / 1000) * 1000;
+		const window = savedBy100({ end, seen: read.filter((row) => Math.floor(row.at / 1000) * 1000 === end).map((row) => row.reference) });
+
+		const resumed = await walk(hidden(rows, exclusive), JSON.parse(JSON.stringify(window)) as ListWindow);
+
+		const all = [...read.map((row) => row.reference), ...resumed];
+		expect({ read: all.length, distinct: new Set(all).size }).toEqual({ read: 340, distinct: 340 });
+	});
+
+	it('resumes a window saved by version 1.0.0 reading page 2 of an instant of 150 payouts, with 5 more a second after it, and reads each payout it had not read once', async () => {
+		const instant = DAY + 12 * HOUR;
+		const rows = [
+			...Array.from({ length: 5 }, (__, index) => ({ reference: `n${index}`, at: instant + 1000, status: 'COMPLETED' })),
+			...Array.from({ length: 150 }, (__, index) => ({ reference: `x${index}`, at: instant, status: 'COMPLETED' })),
+			...Array.from({ length: 40 }, (__, index) => ({ reference: `o${index}`, at: instant - 60_000 - index * 1000 + 250, status: 'COMPLETED' })),
+		];
+		// Read: the 5, and the instant's first 100 (version 1.0.0's page 1 of end_date at the instant).
+		const read = [...rows.slice(0, 5), ...rows.slice(5, 105)].map((row) => row.reference);
+		const window = savedBy100({ end: instant, seen: read.slice(5), total: 195, instant: { count: null, size: 100, page: 2, round: 0 } });
+
+		const resumed = await walk(hidden(rows, false), JSON.parse(JSON.stringify(window)) as ListWindow);
+
+		const all = [...read, ...resumed];
+		expect({ read: all.length, distinct: new Set(all).size }).toEqual({ read: 195, distinct: 195 });
 	});
 });
