@@ -81,7 +81,7 @@ export class MoneyTrigger implements INodeType {
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to read the charge or payout from the Money API before starting the workflow and output the state the API returns instead of the webhook body. A read at another final status than the event\'s runs the event as delivered, with confirmed false and api_status set.',
+					'Whether to read the charge or payout from the Money API before starting the workflow and output the state the API returns instead of the webhook body. A read at a status whose order against the event\'s is not known (FAILED for a COMPLETED event) runs the event as delivered, with confirmed false and api_status set.',
 			},
 			{
 				displayName: 'Options',
@@ -177,7 +177,7 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent & { r
 	let envelope = event.envelope;
 	let resource = event.resource;
 	let confirmed = false;
-	let apiStatus: string | undefined;
+	let apiStatus: string | null | undefined;
 	if (context.getNodeParameter('confirmWithApi', false) as boolean) {
 		const outcome = await confirmWithApi(context, event);
 		if (outcome.kind === 'unavailable') {

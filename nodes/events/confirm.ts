@@ -12,13 +12,13 @@ import { judgeRead } from './statusOrder';
  * read at the event's status, or one known to come after it, confirms the event. A 404, or a
  * status known to come before the event's, is not a verdict: the API's reads can lag its webhooks,
  * so the sender is asked to come back. A read at another status whose order against the event's is
- * not known (D2) neither confirms nor contradicts the event: it runs as delivered, with the status
- * the API showed beside it (docs/webhook-memory.md).
+ * not known (D2), or without a status label, neither confirms nor contradicts the event: it runs
+ * as delivered, with the status the API showed beside it (docs/webhook-memory.md).
  */
 
 export type ConfirmOutcome =
 	| { kind: 'confirmed'; envelope: IDataObject; resource: TransactionResource }
-	| { kind: 'unordered'; apiStatus: string }
+	| { kind: 'unordered'; apiStatus: string | null }
 	| { kind: 'unavailable'; reason: 'read-failed' | 'read-lags' };
 
 /** A Retry-After longer than this is answered to the sender instead of waited for. */
@@ -39,9 +39,11 @@ export async function confirmWithApi(context: IWebhookFunctions, event: MoneyEve
 			const envelope = envelopeOfReadResponse(response);
 			if (!envelope) return { kind: 'unavailable', reason: 'read-failed' };
 			const read = statusOfEnvelope(envelope);
-			const verdict = read ? judgeRead(read, event.status) : 'confirms';
+			// A read without a status label shows nothing of the event's status: it confirms nothing.
+			if (!read) return { kind: 'unordered', apiStatus: null };
+			const verdict = judgeRead(read, event.status);
 			if (verdict === 'lags') return { kind: 'unavailable', reason: 'read-lags' };
-			if (verdict === 'unordered') return { kind: 'unordered', apiStatus: read as string };
+			if (verdict === 'unordered') return { kind: 'unordered', apiStatus: read };
 			return { kind: 'confirmed', envelope, resource: resourceOfEnvelope(envelope) ?? resource };
 		} catch (error) {
 			if (isNotFound(error)) continue;

@@ -31,7 +31,7 @@ export function buildEventItem(options: {
 	confirmed?: boolean;
 	reportedStatus?: string;
 	/** The status a read of the API showed, when it neither confirmed nor contradicted the event's (events/confirm.ts). */
-	apiStatus?: string;
+	apiStatus?: string | null;
 }): MoneyEventItem {
 	const { envelope } = options;
 	const status = statusOfEnvelope(envelope) ?? options.reportedStatus ?? 'UNKNOWN';

@@ -269,6 +269,97 @@ describe('Reconcile looks for a record known only by its Business Reference outs
 		expect(inPeriod.matched.map(orderOf)).toEqual(['pay-1']);
 		expect((await listRequests()) - ordinary).toBe(1);
 	});
+
+	it('matches a payout created exactly at a bound of the period on an API whose bounds exclude their instant (D6)', async () => {
+		await env.sb.close();
+		env.sb = await startSandbox({ finalizeAfterMs: null, config: { listBoundsExclusive: true } });
+		env.engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info));
+		// On whole seconds: an API that keeps created_at to the second puts the first payouts after midnight exactly there.
+		const end = Math.floor((Date.now() - 60_000) / 1000) * 1000;
+		const start = end - HOUR;
+		await seedOne('pay-in', start + 60_000);
+		await seedOne('pay-at-end', end);
+		await seedOne('pay-at-start', start);
+		const period = { createdAfter: new Date(start).toISOString(), createdBefore: new Date(end).toISOString() };
+		const out = await reconcile(['pay-in', 'pay-at-end', 'pay-at-start'].map((order) => ({ order, amount: 1000 })), period, {}, 'payout', { referenceField: '' });
+		expect(out.matched.map(orderOf)).toEqual(['pay-in', 'pay-at-end', 'pay-at-start']);
+		expect([out.missing, out.unexpected]).toEqual([[], []]);
+	});
+
+	it('looks outside the period by Business Reference also for a record whose reference the API does not hold', async () => {
+		const end = Date.now() - 5_000;
+		const start = end - HOUR;
+		await seedOne('pay-in', start + 60_000);
+		await seedOne('pay-late', end + 1_000);
+		const period = { createdAfter: new Date(start).toISOString(), createdBefore: new Date(end).toISOString() };
+		const records = [
+			{ reference: 'pay_typo_1', order: 'pay-in', amount: 1000 },
+			{ reference: 'pay_typo_2', order: 'pay-late', amount: 1000 },
+		];
+		const out = await reconcile(records, period, {}, 'payout');
+		expect(out.mismatched.map((item) => [orderOf(item), verdict(item).matched_by, verdict(item).outside_period])).toEqual([
+			['pay-in', 'business_reference', false],
+			['pay-late', 'business_reference', true],
+		]);
+		expect(out.missing).toEqual([]);
+	});
+
+	it('reports a second payout of one Business Reference made after the period Unexpected in API, outside the period', async () => {
+		const end = Date.now() - 5_000;
+		const start = end - HOUR;
+		await seedOne('pay-in', start + 60_000);
+		await seedOne('pay-x', end + 1_000);
+		await seedOne('pay-x', end + 2_000);
+		const period = { createdAfter: new Date(start).toISOString(), createdBefore: new Date(end).toISOString() };
+		const out = await reconcile([{ order: 'pay-in', amount: 1000 }, { order: 'pay-x', amount: 1000 }], period, {}, 'payout', { referenceField: '' });
+		expect(out.matched.map(orderOf)).toEqual(['pay-in', 'pay-x']);
+		expect(out.unexpected.map((item) => [(item.transaction as IDataObject).metadata, verdict(item).outside_period])).toEqual([[{ n8n_business_reference: 'pay-x' }, true]]);
+		const shown = new Set([...out.matched, ...out.unexpected].map((item) => (item.transaction as IDataObject).reference));
+		expect((await env.sb.control.ledger()).payouts.filter((entry) => !shown.has(entry.reference))).toEqual([]);
+	});
+
+	it('matches a paced run made wholly after a period that holds only payouts made without a Business Reference', async () => {
+		const end = Date.now() - 5_000;
+		const start = end - HOUR;
+		await env.sb.control.seed({
+			resource: 'payout',
+			count: 2,
+			status: 'COMPLETED',
+			amount: 1000,
+			createdAtFrom: new Date(start + 60_000).toISOString(),
+			createdAtTo: new Date(start + 60_000).toISOString(),
+			metadata: { note: 'made by hand in the dashboard' },
+		});
+		await seedOne('pay-1', end + 1_000);
+		await seedOne('pay-2', end + 2_000);
+		const period = { createdAfter: new Date(start).toISOString(), createdBefore: new Date(end).toISOString() };
+		const out = await reconcile(['pay-1', 'pay-2'].map((order) => ({ order, amount: 1000 })), period, {}, 'payout', { referenceField: '' });
+		expect(out.matched.map((item) => [orderOf(item), verdict(item).outside_period])).toEqual([
+			['pay-1', true],
+			['pay-2', true],
+		]);
+		expect(out.unexpected).toHaveLength(2);
+	});
+
+	it('fails as D12 says, rather than calling every record Missing in API, when the payouts after an empty period carry no metadata in their list rows', async () => {
+		await env.sb.close();
+		env.sb = await startSandbox({ finalizeAfterMs: null, config: { listRowMetadata: false } });
+		env.engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(env.sb.info));
+		const end = Date.now() - 30_000;
+		const start = end - HOUR;
+		await create('payout', [
+			{ order: 'pay-1', amount: 1000, status: 'COMPLETED' },
+			{ order: 'pay-2', amount: 1000, status: 'COMPLETED' },
+		]);
+		const period = { createdAfter: new Date(start).toISOString(), createdBefore: new Date(end).toISOString() };
+		const result = await runMoneyNode(env.engine, {
+			parameters: { resource: 'payout', operation: 'reconcile', ...period, ...RECORD_FIELDS, referenceField: '', options: { ...FAST, defaultCurrency: 'XOF' } },
+			items: [{ json: { order: 'pay-1', amount: 1000 } }, { json: { order: 'pay-2', amount: 1000 } }],
+		});
+		expect((result.error() as Error | undefined)?.message).toBe(
+			'None of the 2 payouts read carries a Business Reference: the 2 records to match on Business Reference Field (businessReferenceField) cannot be matched',
+		);
+	});
 });
 
 describe('Reconcile where no transaction of the period carries a Business Reference (docs/decisions.md#d12)', () => {
@@ -284,7 +375,7 @@ describe('Reconcile where no transaction of the period carries a Business Refere
 		});
 		const error = result.error() as (Error & { description?: string }) | undefined;
 		expect(error?.message).toBe(
-			'None of the 2 charges of the period carries a Business Reference: the 2 records to match on Business Reference Field (businessReferenceField) cannot be matched',
+			'None of the 2 charges read carries a Business Reference: the 2 records to match on Business Reference Field (businessReferenceField) cannot be matched',
 		);
 		expect(error?.description).toMatch(expectedCause);
 		expect(error?.description).toContain('Reference Field (referenceField)');

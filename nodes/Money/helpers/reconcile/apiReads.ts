@@ -29,7 +29,10 @@ export async function indexPeriod(
 ): Promise<PeriodIndex> {
 	const index = new TransactionIndex();
 	const read = await readPeriod.call(this, resource, { ...period }, { ...settings, itemIndex: 0 });
-	for (const envelope of read.envelopes) index.add(envelope);
+	for (const envelope of read.envelopes) {
+		index.countListed(envelope);
+		index.add(envelope);
+	}
 	return { index, read: { transactions: index.size, total: read.total, requests: read.requests } };
 }
 
@@ -78,15 +81,19 @@ function outsidePeriod(envelope: IDataObject, from: number, to: number): boolean
 	return created === null || created < from || created > to;
 }
 
+/** How far each window searched around the period reaches into it: a transaction created at a bound is in a window whether the API's bounds include their instant or not (D6). */
+const BOUND_OVERLAP_MS = 1000;
+
 /**
- * Looks for the transactions of records known only by their Business Reference that the period did
- * not hold, before any is called missing: the API filters no list on metadata, so windows are read
- * whole like the period. First every transaction created since the period's end (a paced run
- * creates its transactions after the records it pays), then, for those still not found, those
- * created in one period's length before its start. One found is marked outside the period (its
- * record is compared, never called unexpected). Returns the created_at window searched in all, or
- * undefined when no record needed a search (nothing more is read). docs/decisions.md#d11 says why
- * these windows and no earlier.
+ * Looks for the transactions of records with a Business Reference that neither it nor their
+ * reference found, before any is called missing: the API filters no list on metadata, so windows
+ * are read whole like the period. First every transaction created since the period's end (a paced
+ * run creates its transactions after the records it pays), then, for those still not found, those
+ * created in one period's length before its start; each window reaches a second into the period.
+ * One found is marked by its created_at (its record is compared; a second transaction of its
+ * Business Reference is unexpected). Returns the created_at window searched in all, or undefined
+ * when no record needed a search (nothing more is read). docs/decisions.md#d11 says why these
+ * windows and no earlier.
  */
 export async function lookUpByBusinessReference(
 	this: IExecuteFunctions,
@@ -99,19 +106,22 @@ export async function lookUpByBusinessReference(
 	const unfound = () => {
 		const wanted = new Set<string>();
 		for (const { reference, businessReference } of records) {
-			if (reference === undefined && businessReference !== undefined && !index.find(undefined, businessReference)) wanted.add(businessReference);
+			if (businessReference !== undefined && !index.find(reference, businessReference)) wanted.add(businessReference);
 		}
 		return wanted;
 	};
 	let wanted = unfound();
 	if (wanted.size === 0) return undefined;
 	const [from, to] = [Date.parse(period.start_date), Date.parse(period.end_date)];
-	const searched = { start_date: period.start_date, end_date: new Date(Math.max(Date.now(), to)).toISOString() };
-	const earlier = { start_date: new Date(2 * from - to).toISOString(), end_date: period.start_date };
-	for (const window of [{ start_date: period.end_date }, earlier]) {
+	const iso = (ms: number) => new Date(ms).toISOString();
+	const after = { start_date: iso(to - BOUND_OVERLAP_MS) };
+	const earlier = { start_date: iso(2 * from - to), end_date: iso(from + BOUND_OVERLAP_MS) };
+	const searched = { start_date: period.start_date, end_date: iso(Math.max(Date.now(), to)) };
+	for (const window of [after, earlier]) {
 		if (wanted.size === 0) break;
 		const read = await readPeriod.call(this, resource, window, { ...settings, itemIndex: 0 });
 		for (const envelope of read.envelopes) {
+			index.countListed(envelope);
 			const businessReference = businessReferenceOf(envelope);
 			if (businessReference !== undefined && wanted.has(businessReference)) index.add(envelope, outsidePeriod(envelope, from, to));
 		}

@@ -27,7 +27,7 @@ export function matchRecords(
 			const differences: Difference[] = first === undefined ? [] : [duplicateClaim(first, key)];
 			if (first === undefined) missingClaims.set(claimKey, record.itemIndex);
 			const reconciliation: Reconciliation = { status: 'missing', differences, matched_by: null, final: null, outside_period: false };
-			if (record.reference === undefined && searched) reconciliation.searched = { ...searched };
+			if (record.businessReference !== undefined && searched) reconciliation.searched = { ...searched };
 			outcomes.missing.push({ record, reconciliation });
 			continue;
 		}
@@ -58,7 +58,7 @@ export function matchRecords(
 				differences: [],
 				matched_by: null,
 				final: isFinal(transaction.envelope),
-				outside_period: false,
+				outside_period: transaction.outsidePeriod,
 			},
 		});
 	}

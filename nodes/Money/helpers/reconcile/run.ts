@@ -27,8 +27,8 @@ export async function runReconcile(this: IExecuteFunctions, resource: Transactio
 	const settings = { ...callSettingsOf(options), concurrency: readConcurrency.call(this, options) };
 	const { index, read } = await indexPeriod.call(this, resource, period, settings);
 	await lookUpByReference.call(this, resource, records, period, settings, index);
-	checkBusinessReferencesListed.call(this, resource, records, index);
 	const searched = await lookUpByBusinessReference.call(this, resource, records, period, settings, index);
+	checkBusinessReferencesListed.call(this, resource, records, index);
 	const outcomes = matchRecords(records, index, matchSettings, searched);
 	tellPeriodRead(this, resource, outcomes, read, period);
 	const outputs = outcomeOutputs(outcomes, options.simplify === true ? simplifyTransaction : (envelope) => envelope);

@@ -6,7 +6,7 @@ export interface IndexedTransaction {
 	envelope: IDataObject;
 	reference: string;
 	businessReference?: string;
-	/** Found by a lookup outside the listed period: never reported as unexpected. */
+	/** Created outside the period, found by a lookup: a record claims it, or, a second transaction of a Business Reference, it is unexpected. */
 	outsidePeriod: boolean;
 	/** Input item of the first record that claimed it. */
 	claimedBy?: number;
@@ -20,11 +20,22 @@ export interface IndexedTransaction {
 export class TransactionIndex {
 	private readonly byReference = new Map<string, IndexedTransaction>();
 	private readonly byBusinessReference = new Map<string, IndexedTransaction>();
-	/** The period's transactions (not those a lookup found), and how many carry the metadata field (null included) and a Business Reference. */
-	readonly period = { transactions: 0, withMetadata: 0, withBusinessReference: 0 };
+	/** The transactions of every list read (the period and the windows around it, not those read by reference), and how many carry the metadata field (null included) and a Business Reference. */
+	readonly listed = { transactions: 0, withMetadata: 0, withBusinessReference: 0 };
 
 	get size(): number {
 		return this.byReference.size;
+	}
+
+	private readonly counted = new Set<unknown>();
+
+	/** Counts a row of a list read (listed) once, whether or not it is added. */
+	countListed(envelope: IDataObject): void {
+		if (this.counted.has(envelope.reference)) return;
+		this.counted.add(envelope.reference);
+		this.listed.transactions++;
+		if (envelope.metadata !== undefined) this.listed.withMetadata++;
+		if (businessReferenceOf(envelope) !== undefined) this.listed.withBusinessReference++;
 	}
 
 	add(envelope: IDataObject, outsidePeriod = false): void {
@@ -32,18 +43,9 @@ export class TransactionIndex {
 		if (reference === undefined || this.byReference.has(reference)) return;
 		const entry: IndexedTransaction = { envelope, reference, businessReference: businessReferenceOf(envelope), outsidePeriod };
 		this.byReference.set(reference, entry);
-		if (!outsidePeriod) {
-			this.period.transactions++;
-			if (envelope.metadata !== undefined) this.period.withMetadata++;
-			if (entry.businessReference !== undefined) this.period.withBusinessReference++;
-		}
 		if (entry.businessReference !== undefined && !this.byBusinessReference.has(entry.businessReference)) {
 			this.byBusinessReference.set(entry.businessReference, entry);
 		}
-	}
-
-	hasReference(reference: string): boolean {
-		return this.byReference.has(reference);
 	}
 
 	find(reference: string | undefined, businessReference: string | undefined): IndexedTransaction | undefined {
@@ -52,10 +54,10 @@ export class TransactionIndex {
 		return businessReference !== undefined ? this.byBusinessReference.get(businessReference) : undefined;
 	}
 
-	/** Transactions of the period no record claimed, in the order the API listed them. */
+	/** Transactions no record claimed, in the order the API listed them. */
 	*unclaimed(): Generator<IndexedTransaction> {
 		for (const entry of this.byReference.values()) {
-			if (entry.claimedBy === undefined && !entry.outsidePeriod) yield entry;
+			if (entry.claimedBy === undefined) yield entry;
 		}
 	}
 }

@@ -40,10 +40,13 @@ describe('TransactionIndex', () => {
 		expect(index.find(undefined, 'ord')?.reference).toBe('a');
 	});
 
-	it('never lists a transaction found outside the period as unclaimed', () => {
+	it('lists a transaction found outside the period as unclaimed while no record claims it (a second of its Business Reference)', () => {
 		const index = indexOf(envelope('a', 1));
 		index.add(envelope('z', 1), true);
-		expect([...index.unclaimed()].map((entry) => entry.reference)).toEqual(['a']);
+		expect([...index.unclaimed()].map((entry) => [entry.reference, entry.outsidePeriod])).toEqual([
+			['a', false],
+			['z', true],
+		]);
 	});
 });
 
@@ -136,10 +139,11 @@ describe('matchRecords', () => {
 		expect(outcomes.unexpected).toEqual([]);
 	});
 
-	it('says on a missing record known only by its Business Reference the window searched for it, and on no other', () => {
+	it('says on a missing record with a Business Reference the window searched for it, and on no other', () => {
 		const searched = { start_date: '2024-04-01T00:00:00.000Z', end_date: '2024-04-03T06:00:00.000Z' };
-		const outcomes = matchRecords([record(0, { businessReference: 'ord-x' }), record(1, { reference: 'nope', businessReference: 'ord-y' })], indexOf(), EXACT, searched);
-		expect(outcomes.missing.map((outcome) => outcome.reconciliation.searched)).toEqual([searched, undefined]);
+		const records = [record(0, { businessReference: 'ord-x' }), record(1, { reference: 'nope', businessReference: 'ord-y' }), record(2, { reference: 'gone' })];
+		const outcomes = matchRecords(records, indexOf(), EXACT, searched);
+		expect(outcomes.missing.map((outcome) => outcome.reconciliation.searched)).toEqual([searched, searched, undefined]);
 		expect(matchRecords([record(0, { businessReference: 'ord-x' })], indexOf(), EXACT).missing[0].reconciliation).not.toHaveProperty('searched');
 	});
 
