@@ -76,7 +76,7 @@ describe('Money Poll Trigger: a poll whose execution n8n cannot create', () => {
 		// The poll's emit and the emit a moment later fail; n8n stops before the next try.
 		trigger.failNextStarts = 2;
 		expect(references((await trigger.poll()).notStarted).sort()).toEqual([...lost].sort());
-		await until(() => trigger.emits >= 2, 5000);
+		await until(() => trigger.emits >= 2, 30_000);
 		await trigger.restart();
 		for (let poll = 0; poll < 3; poll++) await trigger.poll();
 
@@ -90,7 +90,7 @@ describe('Money Poll Trigger: a poll whose execution n8n cannot create', () => {
 		const lost = await seedCompleted(count, 100, 300, 'lost');
 		trigger.failNextStarts = 1;
 		await trigger.poll();
-		await until(() => trigger.executions.length > 0, 5000);
+		await until(() => trigger.executions.length > 0, 30_000);
 		await trigger.settled();
 		return { trigger, lost };
 	}
