@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiTime, createdAtMs, zonelessCreatedAt } from '../api/time';
+import { statusOfEnvelope } from '../events/envelope';
 import { LIST_PAGE_SIZE_MAX } from '../api/values';
 import { isObject } from './failures';
 import { type MoneyApiContext, moneyApiRequest, type MoneyApiRequestOptions } from './request';
@@ -156,7 +157,13 @@ export async function windowStep(
 	options: MoneyApiRequestOptions = {},
 ): Promise<IDataObject[]> {
 	if (window.finished) return [];
-	if (window.instant) return await instantStep(this, route, qs, window, window.instant, options);
+	if (window.instant) {
+		// An instant's pages are read without the query's status: a transaction whose status changes
+		// between two pages would leave the instant and move the places they count.
+		const { status, ...unfiltered } = qs;
+		const read = await instantStep(this, route, unfiltered, window, window.instant, options);
+		return status === undefined ? read : read.filter((envelope) => statusOfEnvelope(envelope) === status);
+	}
 	const first = window.requests === 0;
 	const step = window.stepMs ?? SECOND_MS;
 	const { items, total } = await requestPage(this, route, qs, window, 1, step, options);
@@ -178,7 +185,8 @@ export async function windowStep(
 		// Page 1 ends within the instant the walk stands at, or above it: page 1 again would be the same. The instant is read by the pages of this query.
 		window.seen = [...new Set([...window.seen, ...referencesAt(items, bound)])];
 		const newer = items.filter((envelope) => instantOf(envelope) > bound).length;
-		window.instant = { count: null, size: items.length, page: 2, round: 0, newer, step };
+		// With a status in the query, the instant's pages start again from page 1 of the query without it.
+		window.instant = qs.status === undefined ? { count: null, size: items.length, page: 2, round: 0, newer, step } : { count: null, size: items.length, page: 1, round: 0, step };
 		return fresh;
 	}
 	window.end = oldest;

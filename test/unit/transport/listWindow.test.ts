@@ -206,6 +206,42 @@ describe('reading a list window whole', () => {
 		expect(short).toEqual([]);
 	});
 
+	/** Walks `api` with a status in the query, as the Poll Trigger lists PENDING payouts; completes some of the read ones when `complete` says. */
+	async function walkPending(api: ApiModel, complete: (window: ListWindow, read: Set<string>) => void): Promise<string[]> {
+		const context = contextFor(api, random(1));
+		const window = newWindow(null, period.end);
+		const read = new Set<string>();
+		api.beforeAnswer = () => complete(window, read);
+		while (!window.finished) for (const envelope of await windowStep.call(context, ROUTE, { status: 'PENDING' }, window)) read.add(envelope.reference as string);
+		return api.rows.filter((row) => row.status === 'PENDING' && !read.has(row.reference)).map((row) => row.reference);
+	}
+	const pendingBurst = (count: number, at: number, prefix: string) => burst(count, at, prefix).map((row) => ({ ...row, status: 'PENDING' }));
+
+	it('reads each payout still PENDING of an instant of 250, with PENDING in the query, when 50 it read complete before its third page', async () => {
+		const instant = DAY + 3_600_000;
+		const api = model([...pendingBurst(250, instant, 'x'), ...pendingBurst(30, DAY + 1_000, 'o')]);
+		let done = false;
+		const neverRead = await walkPending(api, (_window, read) => {
+			if (done || read.size < 200) return;
+			done = true;
+			api.rows.filter((row) => read.has(row.reference)).slice(0, 50).forEach((row) => (row.status = 'COMPLETED'));
+		});
+		expect(neverRead).toEqual([]);
+	});
+
+	it('reads each payout still PENDING of an instant of 150 below a second of 150, with PENDING in the query, when 40 of that second complete meanwhile (created_at to the second, bounds inclusive)', async () => {
+		const instant = DAY + 3_600_000;
+		const api = model([...pendingBurst(150, instant + 1000, 'n'), ...pendingBurst(150, instant, 'x'), ...pendingBurst(30, DAY + 1_000, 'o')]);
+		api.toSecond = true;
+		let done = false;
+		const neverRead = await walkPending(api, (window) => {
+			if (done || (window.instant?.newer ?? 0) < 150) return;
+			done = true;
+			api.rows.filter((row) => row.reference.startsWith('n')).slice(0, 40).forEach((row) => (row.status = 'COMPLETED'));
+		});
+		expect(neverRead).toEqual([]);
+	});
+
 	it(`fails after reading ${MAX_INSTANT_ROUNDS} rounds, not by asking pages for ever, when every page the API answers is its first`, async () => {
 		const api = model(burst(150, DAY + 3_600_000));
 		api.ignoresPage = true;
