@@ -5,7 +5,7 @@
  * nothing (n8n keeps that poll's state only in memory) followed by a restart. Then polls that
  * cannot read everything at once: Max Pages 1 under 150 completions (resumed, across a restart),
  * 150 completions listed after a poll though created over the 20 s before it (some before the
- * newest charge of the first poll), 600 PENDING payouts completed later, two Poll Times on the same minute (n8n runs both polls at
+ * newest charge of the first poll), 600 PENDING payouts completed later, 2,100 PENDING since before activation re-checked while nothing changes, two Poll Times on the same minute (n8n runs both polls at
  * once), a trigger node renamed in the workflow, and the editor's manual test. Those checks make polls
  * happen by activation (n8n polls once when it activates a workflow, and saves the trigger's
  * state after it) rather than waiting for the minute. Last, a poll whose execution n8n cannot
@@ -28,7 +28,7 @@ const FINAL = ['COMPLETED', 'FAILED', 'CANCELLED', 'REVERSED'];
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
 	const id = 'e2ePollTrigger';
-	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename', start: 'e2ePollStart', burst: 'e2ePollBurst' };
+	const ids = { pages: 'e2ePollPages', watch: 'e2ePollWatch', watchMany: 'e2ePollWatchMany', manual: 'e2ePollManual', overlap: 'e2ePollOverlap', rename: 'e2ePollRename', start: 'e2ePollStart', burst: 'e2ePollBurst' };
 	/** Polls at New Year only: the checks that poll by activation are not disturbed by a minute tick. */
 	const YEARLY = { pollTimes: { item: [{ mode: 'custom', cronExpression: '0 0 1 1 *' }] } };
 	const pollWorkflow = (workflowId: string, name: string, parameters: Record<string, unknown>) =>
@@ -51,6 +51,7 @@ export function build(ctx: E2eContext): CasePart {
 			statuses: ['COMPLETED'],
 			options: { overlapSeconds: 0, maxChecksPerPoll: 1000 },
 		}),
+		pollWorkflow(ids.watchMany, 'e2e poll trigger, 2,100 watched', { ...YEARLY, resource: 'payout', statuses: [] }),
 		pollWorkflow(ids.manual, 'e2e poll trigger, manual test', { resource: 'both', statuses: ['REVERSED'] }),
 		pollWorkflow(ids.overlap, 'e2e poll trigger, two Poll Times on one minute', {
 			pollTimes: { item: [{ mode: 'custom', cronExpression: '0 * * * * *' }, { mode: 'custom', cronExpression: '0 */1 * * * *' }] },
@@ -259,6 +260,25 @@ export function build(ctx: E2eContext): CasePart {
 				await pollByActivation(ids.watch);
 				assertEachOnce(await emittedAtLeast(600, ids.watch, 30_000), references, 'COMPLETED');
 				await ctx.api.deactivateWorkflow(ids.watch);
+			},
+		},
+		{
+			onN8n1: 'the static data a poll saves (the statuses of 2,100 watched payouts) is written by n8n 1.x with its own code',
+			name: 'Money Poll Trigger: 2,100 payouts PENDING before activation (more watched than the 2,000 other statuses it keeps) emit nothing over polls that re-check them while nothing changes',
+			async fn() {
+				await control.setWebhook(null);
+				// Created over the hour before the last: later polls list none of them again, only re-checks (50 a poll) read them.
+				const hour = 3_600_000;
+				await control.seed({ resource: 'payout', count: 2100, status: 'PENDING', createdAtFrom: new Date(Date.now() - 2 * hour).toISOString(), createdAtTo: new Date(Date.now() - hour).toISOString() });
+				await activateAndAwaitPoll(ids.watchMany);
+				for (let poll = 0; poll < 3; poll++) await pollByActivation(ids.watchMany);
+				const items = await emittedBy(ids.watchMany);
+				assert.deepEqual(
+					items.map((item) => `${referenceOf(item)} ${statusOf(item)}`),
+					[],
+					`${items.length} events emitted for payouts PENDING before the trigger started, with nothing changing`,
+				);
+				await ctx.api.deactivateWorkflow(ids.watchMany);
 			},
 		},
 		{
