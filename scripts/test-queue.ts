@@ -28,7 +28,7 @@ import { faultyRun } from './queue/scenario-payouts';
 import { pollOnLeader } from './queue/scenario-poll';
 import { OWNER, prepareQueue } from './queue/prepare';
 import { duplicateDeliveries } from './queue/scenario-webhooks';
-import { burstRestartRedeliver, sustainedStream } from './queue/scenario-webhook-load';
+import { burstRestartRedeliver, codeNodeWritesStaticData, sustainedStream } from './queue/scenario-webhook-load';
 import * as services from './queue/services';
 import * as topologyOf from './queue/topology';
 
@@ -102,6 +102,7 @@ async function main(): Promise<number> {
 			['a sustained stream of Money Trigger events (concurrency 16, the sender retrying) on Postgres: every acknowledged event runs exactly once', () => sustainedStream(ctx)],
 			['300 distinct events at once, the webhook process restarted, each redelivered: every event runs once, the memory holds every status', () => burstRestartRedeliver(ctx, { events: 300, processes: 1 })],
 			['300 distinct events at once over two webhook processes, both restarted, each redelivered: every event acknowledged and run; events run again reported per 1,000 (goal 0)', () => burstRestartRedeliver(ctx, { events: 300, processes: 2 })],
+			['a Code node after a Money Trigger that writes the workflow\'s static data: version 2.1 refused at activation; version 2 (1.0.0) published, its runs on the workers erase the memory and redeliveries after a restart run again', () => codeNodeWritesStaticData(ctx)],
 			['the poll trigger runs on the leader only and emits each final charge once', async () => {
 				const outcome = await poll;
 				if (outcome.error) throw outcome.error;

@@ -5,7 +5,7 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE, TRANSACTION_RESOURCES } from '../api/values';
 import { resourceOptions } from '../api/options';
@@ -15,10 +15,10 @@ import { asStringList, passesFilters } from '../events/filters';
 import { buildEventItem } from '../events/item';
 import { statusOfEnvelope } from '../events/envelope';
 import { parseWebhookEvent, type MoneyEvent } from '../events/parse';
-import { acknowledge, MISSING_SECRET_MESSAGE, respond } from './answers';
+import { publishable, refuseUnpublishable } from './activation';
+import { acknowledge, respond } from './answers';
 import { claim, type Delivery } from './memory/delivery';
 import { verifyDelivery, WEBHOOK_NAME } from './verifyDelivery';
-import { readWebhookSecret } from './webhookSecret';
 
 export class MoneyTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -27,8 +27,9 @@ export class MoneyTrigger implements INodeType {
 		icon: { light: 'file:money.svg', dark: 'file:money.dark.svg' },
 		group: ['trigger'],
 		// Not 1: n8n evaluates an expression for every delivery to a webhook node of type version 1
-		// (docs/decisions.md#d10).
-		version: 2,
+		// (docs/decisions.md#d10). 2.1 refuses a workflow in which a later node writes static data (activation.ts).
+		version: [2, 2.1],
+		defaultVersion: 2.1,
 		subtitle: '={{$parameter["resources"].join(", ")}}',
 		description: 'Starts the workflow when the Money API reports a charge or payout status by webhook',
 		defaults: { name: 'Money Trigger' },
@@ -141,10 +142,10 @@ export class MoneyTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return (await readWebhookSecret(this)) !== '';
+				return await publishable(this);
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				if ((await readWebhookSecret(this)) === '') throw new NodeOperationError(this.getNode(), MISSING_SECRET_MESSAGE);
+				await refuseUnpublishable(this);
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {

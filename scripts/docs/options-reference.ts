@@ -134,9 +134,15 @@ function moneyReference(): string {
 	return sections.join('\n\n');
 }
 
+/** A trigger's parameters, one table for the node versions that have the same ones. */
 function triggerReference(type: INodeType): string {
-	const all = versions(type);
-	return all.map(([version, d]) => `${all.length > 1 ? `Node version ${version}:\n\n` : ''}${table(d.properties, { '@version': version })}`).join('\n\n');
+	const tables = new Map<string, number[]>();
+	for (const [version, d] of versions(type)) {
+		const text = table(d.properties, { '@version': version });
+		tables.set(text, [...(tables.get(text) ?? []), version]);
+	}
+	if (tables.size === 1) return [...tables.keys()][0];
+	return [...tables].map(([text, same]) => `Node version${same.length > 1 ? 's' : ''} ${same.join(', ')}:\n\n${text}`).join('\n\n');
 }
 
 function credentialReference(type: ICredentialType): string {

@@ -22,8 +22,8 @@ const PROVIDER = { timeoutMs: 30_000, maxAttempts: 20, retryDelayMs: 1000 };
 const IN_FLIGHT_PER_PROCESS = 64;
 
 /** Imports and activates a fresh Money Trigger workflow; its production path on a webhook process. */
-async function freshTrigger(ctx: QueueContext, id: string): Promise<{ id: string; path: string }> {
-	const trigger = wf.moneyTrigger(id);
+async function freshTrigger(ctx: QueueContext, id: string, build = wf.moneyTrigger): Promise<{ id: string; path: string }> {
+	const trigger = build(id);
 	await rt.importJson('import:workflow', [trigger.workflow], { env: ctx.topology.main.env });
 	await ctx.api.activateWorkflow(id);
 	const path = `/webhook/${trigger.webhookId}/money`;
@@ -165,6 +165,60 @@ export async function burstRestartRedeliver(ctx: QueueContext, { events = 300, p
 			assert.equal(report.statusesMissingFromMemory, 0, 'accepted events whose status is missing from the saved memory');
 			assert.equal(report.eventsRunAgainAfterRestart, 0, 'events ran again after the restart');
 		}
+	} catch (error) {
+		(error as { report?: ScenarioReport }).report = report;
+		throw error;
+	}
+	return report;
+}
+
+/**
+ * A workflow whose Code node writes the workflow's static data, its runs on the workers
+ * (docs/webhook-memory.md, "What it cannot promise"). A Money Trigger of version 2.1 is refused at
+ * activation, naming the node. One of version 2 (as 1.0.0 saved it) is published: `events`
+ * distinct events, the webhook process restarted, then each delivered again. Pinned, as n8n 2.41
+ * does it: a worker starts a webhook-started run with the static data empty and saves the Code
+ * node's copy whole, so the saved memory holds none of the events, and after the restart every
+ * redelivery runs again.
+ */
+export async function codeNodeWritesStaticData(ctx: QueueContext, { events = 20 } = {}): Promise<ScenarioReport> {
+	const refusedId = 'queueTriggerCode21';
+	await rt.importJson('import:workflow', [wf.moneyTriggerWithCode(refusedId, 2.1).workflow], { env: ctx.topology.main.env });
+	const reason = /The node \\?"Count Runs\\?" writes the workflow's static data/;
+	let refusal = await ctx.api.activateWorkflow(refusedId).then(
+		() => 'published',
+		(error: Error) => error.message,
+	);
+	// n8n 2.41 publishes through a background outbox: the refusal is the workflow's publication status.
+	for (let tries = 0; tries < 60 && !reason.test(refusal); tries++) {
+		await h.sleep(500);
+		refusal = JSON.stringify((await ctx.session.request('GET', `/rest/workflows/${refusedId}/publication-status`)).json ?? null);
+	}
+	assert.match(refusal, reason, 'version 2.1 with a Code node writing static data was published');
+
+	const trigger = await freshTrigger(ctx, 'queueTriggerCode2', (id) => wf.moneyTriggerWithCode(id, 2));
+	const burst = chargeEvents(`qc${runTag()}`, events);
+	const first = await send(ctx, ctx.topology.webhookUrl, trigger.path, burst, 4);
+	const before = await everyEventRan(ctx, trigger.id, burst);
+	const staticData = (await ctx.api.getWorkflow(trigger.id)).staticData;
+	const stored = storedStatuses(staticData);
+	// The webhook process keeps its memory in-process and writes it whole with its next save: restarted, it has only what was saved.
+	await restartWebhook(ctx, ctx.topology.webhook);
+	await registered(`${ctx.topology.webhookUrl}${trigger.path}`);
+	const again = await send(ctx, ctx.topology.webhookUrl, trigger.path, burst, 4);
+	const { perEvent } = await everyEventRan(ctx, trigger.id, burst);
+	const report = {
+		version21: refusal.slice(0, 80),
+		events,
+		acknowledged: first.acknowledged.size,
+		statusesInSavedMemory: burst.filter((event) => stored.get(event.reference)?.includes('COMPLETED')).length,
+		codeNodeRunsSaved: (staticData as { global?: { runs?: number } } | undefined)?.global?.runs ?? null,
+		redeliveriesAcknowledged: again.acknowledged.size,
+		eventsRunAgain: [...perEvent].filter(([id, count]) => count > (before.perEvent.get(id) || 0)).length,
+	};
+	try {
+		assert.equal(report.acknowledged, events, 'events never acknowledged');
+		assert.deepEqual([report.statusesInSavedMemory, report.eventsRunAgain], [0, events], 'n8n no longer erases the memory this way: docs/webhook-memory.md and the version 2.1 refusal say it does');
 	} catch (error) {
 		(error as { report?: ScenarioReport }).report = report;
 		throw error;

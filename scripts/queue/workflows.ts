@@ -46,6 +46,21 @@ export function moneyTrigger(id: string): { workflow: Workflow; webhookId: strin
 	return { workflow, webhookId };
 }
 
+/** Money Trigger of `typeVersion`, then a Code node that writes the workflow's static data, as a user's counter would. */
+export function moneyTriggerWithCode(id: string, typeVersion: number): { workflow: Workflow; webhookId: string } {
+	const webhookId = webhookIdFor(`queue money trigger ${id}`);
+	const workflow = chain(id, `queue money trigger ${typeVersion}, code node writing static data`, [
+		{ ...node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }), typeVersion },
+		{
+			name: 'Count Runs',
+			type: 'n8n-nodes-base.code',
+			typeVersion: 2,
+			parameters: { jsCode: "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();" },
+		},
+	]);
+	return { workflow, webhookId };
+}
+
 /** Money Poll Trigger on final platform charges, polled at second 0 of every minute (n8n's minimum). */
 export function pollTrigger(id: string): Workflow {
 	return chain(id, 'queue money poll trigger', [

@@ -42,6 +42,19 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		]),
 	);
+	/** The same with the Money Trigger of version 2.1, which refuses it. */
+	const codeId21 = 'e2eTrigMemCode21';
+	workflows.push(
+		chain(codeId21, 'e2e money trigger 2.1, a Code node writing static data', [
+			{ ...node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ALL_STATUSES }), { webhookId: webhookIdFor('e2e trigger memory code 2.1') }), typeVersion: 2.1 },
+			{
+				name: 'Count Runs',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				parameters: { jsCode: "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();" },
+			},
+		]),
+	);
 	const url = () => `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;
 	const run = crypto.randomBytes(3).toString('hex');
 	let serial = 0;
@@ -182,6 +195,30 @@ export function build(ctx: E2eContext): CasePart {
 					await ctx.api.deactivateWorkflow(codeId).catch(() => undefined);
 					await control.setWebhook(url());
 				}
+			},
+		},
+		{
+			onN8n1: 'n8n 1.x refuses the activation in the API call; 2.x publishes through a background outbox and shows the refusal in its publication status',
+			name: 'Money Trigger 2.1 with a Code node that writes the workflow\'s static data: publishing it is refused, naming the node, and its Production URL takes no delivery',
+			async fn() {
+				const reason = /The node \\?"Count Runs\\?" writes the workflow's static data, where the Money Trigger keeps its memory of events/;
+				const answer = await ctx.api.activateWorkflow(codeId21).then(
+					() => 'published',
+					(error: Error) => error.message,
+				);
+				let shown = answer;
+				if (answer === 'published') {
+					// n8n 2.x: the publish is carried out in the background (its publication outbox); its failure is the workflow's publication status.
+					const deadline = Date.now() + 30_000;
+					while (!reason.test(shown) && Date.now() < deadline) {
+						await sleep(500);
+						shown = JSON.stringify((await ctx.session.request('GET', `/rest/workflows/${codeId21}/publication-status`)).json ?? null);
+					}
+				}
+				assert.match(shown, reason);
+				const delivery = await fetch(`${ctx.n8n.url}/webhook/${webhookIdFor('e2e trigger memory code 2.1')}/${MONEY_TRIGGER_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+				assert.equal(delivery.status, 404, 'the refused workflow\'s Production URL answered');
+				await ctx.api.deactivateWorkflow(codeId21).catch(() => undefined);
 			},
 		},
 		{

@@ -39,8 +39,10 @@ export interface WebhookHarnessOptions {
 	parameters?: INodeParameters;
 	nodeName?: string;
 	credentialId?: string;
-	/** Adds a NoOp after the trigger so an execution runs a second node. */
-	downstream?: boolean;
+	/** Adds a NoOp after the trigger so an execution runs a second node; a string: a Code node with that code. */
+	downstream?: boolean | string;
+	/** The trigger's type version (2 by default, as the workflows saved with 1.0.0). */
+	typeVersion?: number;
 	/** What n8n would use as its public webhook base (WEBHOOK_URL); defaults to this server. */
 	publicWebhookBaseUrl?: string;
 	/** Mount the webhook under this prefix on the local server (a reverse proxy that adds one). */
@@ -256,7 +258,7 @@ export class WebhookHarness {
 			id: randomUUID(),
 			name: options.nodeName ?? 'Money Trigger',
 			type: MONEY_TRIGGER,
-			typeVersion: 2,
+			typeVersion: options.typeVersion ?? 2,
 			position: [0, 0],
 			webhookId: randomUUID(),
 			parameters: options.parameters ?? {},
@@ -267,13 +269,14 @@ export class WebhookHarness {
 		const nodes: INode[] = [this.node];
 		const connections: Record<string, any> = {};
 		if (options.downstream) {
+			const code = typeof options.downstream === 'string';
 			nodes.push({
 				id: randomUUID(),
 				name: 'After',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
+				type: code ? 'n8n-nodes-base.code' : 'n8n-nodes-base.noOp',
+				typeVersion: code ? 2 : 1,
 				position: [200, 0],
-				parameters: {},
+				parameters: code ? { jsCode: options.downstream } : {},
 			});
 			connections[this.node.name] = { main: [[{ node: 'After', type: 'main', index: 0 }]] };
 		}

@@ -20,7 +20,7 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 	const harnesses: WebhookHarness[] = [];
 
 	beforeAll(async () => {
-		engine = await loadEngine();
+		engine = await loadEngine(['n8n-nodes-base.code']);
 		sandbox = await startTestSandbox({ finalizeAfterMs: null });
 		api = new ApiTestClient(sandbox);
 		engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(sandbox.info));
@@ -84,6 +84,20 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 	function triggerOutputs(harness: WebhookHarness) {
 		return harness.executions.map((run) => run.output(harness.node.name)[0]?.json);
 	}
+
+	it('from version 2.1, refuses to be published when a node after it writes the workflow\'s static data, naming the node; version 2 (1.0.0\'s workflows) is published as before', async () => {
+		const counter = "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();";
+		const refused = new WebhookHarness(engine, { typeVersion: 2.1, downstream: counter });
+		harnesses.push(refused);
+		expect(await refused.checkExists()).toBe(false);
+		await expect(refused.activate()).rejects.toThrow('The node "After" writes the workflow\'s static data, where the Money Trigger keeps its memory of events');
+		const saved = new WebhookHarness(engine, { typeVersion: 2, downstream: counter });
+		harnesses.push(saved);
+		await expect(saved.activate()).resolves.toEqual({ existed: true });
+		const plain = new WebhookHarness(engine, { typeVersion: 2.1, downstream: 'return $input.all();' });
+		harnesses.push(plain);
+		await expect(plain.activate()).resolves.toEqual({ existed: true });
+	});
 
 	it('refuses to activate without a webhook secret; with one there is nothing to register, and activating writes no static data', async () => {
 		const unconfigured = new WebhookHarness(engine, { credentialId: NO_SECRET_CREDENTIAL });

@@ -22,9 +22,9 @@ describe('Money Trigger description', () => {
 		expect(description.credentials).toEqual([{ name: 'moneyApi', required: true }]);
 	});
 
-	it('has one version, not 1 (n8n evaluates an expression for every delivery to a webhook node of version 1)', () => {
-		expect(description.version).toBe(2);
-		expect(description.defaultVersion).toBeUndefined();
+	it('has versions 2 (1.0.0\'s workflows) and 2.1 (new ones), never 1 (n8n evaluates an expression for every delivery to a webhook node of version 1)', () => {
+		expect(description.version).toEqual([2, 2.1]);
+		expect(description.defaultVersion).toBe(2.1);
 	});
 
 	it('speaks n8n 2.41 in the trigger panel, to a user of the real API: no sandbox commands, back to the Production URL after testing, the horizon stated', () => {

@@ -13,6 +13,7 @@ const event = {
 	resource: 'charge' as const,
 	status: 'COMPLETED',
 	reference: 'chg_1',
+	channel: null,
 	occurredAt: null,
 	envelope: { reference: 'chg_1', type: 'charge', status: { code: 1, label: 'COMPLETED' } },
 };
