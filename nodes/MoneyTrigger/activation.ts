@@ -6,19 +6,21 @@ import { readWebhookSecret } from './webhookSecret';
 
 /**
  * What the Money Trigger refuses to be published with. From version 2.1, a workflow in which a
- * node after the trigger writes the workflow's static data: n8n saves that node's copy whole at
- * the end of its run, over the memory the trigger keeps there (on a queue-mode worker the copy
- * starts empty, so every remembered status is erased), and an event delivered again runs again
- * (docs/webhook-memory.md, "What it cannot promise"). Version 2 workflows are published as before.
+ * node after the trigger calls $getWorkflowStaticData: n8n saves that node's copy of the static
+ * data whole at the end of its run, over the memory the trigger keeps there (on a queue-mode
+ * worker the copy starts empty, so every remembered status is erased), and an event delivered
+ * again runs again. A test listen (Execute step) is not refused: n8n saves no static data for a
+ * test run. Version 2 workflows are published as before. docs/webhook-memory.md, "What it cannot
+ * promise", says what n8n checks when, and what this does not catch.
  */
 
 /** The version from which such a workflow is refused. */
 export const REFUSES_STATIC_DATA_WRITERS_FROM = 2.1;
 
-/** The nodes after the trigger whose parameters call $getWorkflowStaticData (a Code node's code, an expression). */
+/** The nodes after the trigger whose parameters call $getWorkflowStaticData (a Code or Function node's code). */
 function staticDataWriters(context: IHookFunctions): string[] {
 	const node = context.getNode();
-	if (node.typeVersion < REFUSES_STATIC_DATA_WRITERS_FROM) return [];
+	if (node.typeVersion < REFUSES_STATIC_DATA_WRITERS_FROM || context.getMode() === 'manual') return [];
 	return context
 		.getChildNodes(node.name, { includeNodeParameters: true })
 		.filter((child) => !child.disabled && JSON.stringify(child.parameters ?? {}).includes('getWorkflowStaticData'))
@@ -36,11 +38,12 @@ export async function refuseUnpublishable(context: IHookFunctions): Promise<void
 	const writers = staticDataWriters(context);
 	if (writers.length === 0) return;
 	const named = writers.map((name) => `"${name}"`).join(', ');
+	// n8n shows the message alone where it reports a failed publish: the remedy is in it.
 	throw new NodeOperationError(
 		context.getNode(),
-		`${writers.length === 1 ? 'The node' : 'The nodes'} ${named} ${writers.length === 1 ? 'writes' : 'write'} the workflow's static data, where the Money Trigger keeps its memory of events`,
+		`${writers.length === 1 ? 'The node' : 'The nodes'} ${named} ${writers.length === 1 ? 'writes' : 'write'} the workflow's static data, which would erase the Money Trigger's memory of events: move what calls $getWorkflowStaticData into another workflow called with Execute Workflow, then publish again`,
 		{
-			description: `n8n saves such a node's copy of the static data whole when its run ends, over the events the trigger remembered (in queue mode, all of them), and an event delivered again then runs again. Move what calls $getWorkflowStaticData into a sub-workflow (an Execute Workflow node), whose static data is its own, then publish again.`,
+			description: `n8n saves such a node's copy of the static data whole when its run ends, over the events the trigger remembered (in queue mode, all of them), and an event delivered again then runs again. A workflow called with Execute Workflow has static data of its own.`,
 		},
 	);
 }

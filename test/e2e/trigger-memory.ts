@@ -199,9 +199,9 @@ export function build(ctx: E2eContext): CasePart {
 		},
 		{
 			onN8n1: 'n8n 1.x refuses the activation in the API call; 2.x publishes through a background outbox and shows the refusal in its publication status',
-			name: 'Money Trigger 2.1 with a Code node that writes the workflow\'s static data: publishing it is refused, naming the node, and its Production URL takes no delivery',
+			name: 'Money Trigger 2.1 with a Code node that writes the workflow\'s static data: publishing it is refused, naming the node and what to do, and its Production URL takes no delivery',
 			async fn() {
-				const reason = /The node \\?"Count Runs\\?" writes the workflow's static data, where the Money Trigger keeps its memory of events/;
+				const reason = /The node \\?"Count Runs\\?" writes the workflow's static data, which would erase the Money Trigger's memory of events: move what calls \$getWorkflowStaticData into another workflow called with Execute Workflow/;
 				const answer = await ctx.api.activateWorkflow(codeId21).then(
 					() => 'published',
 					(error: Error) => error.message,

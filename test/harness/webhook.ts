@@ -404,9 +404,11 @@ export class WebhookHarness {
 	}
 
 	/** n8n's context for the webhook methods, over the Workflow n8n built for the (de)activation. */
+	/** As n8n calls the webhook methods: on publishing, or (testMode) as TestWebhooks does when the editor listens. */
 	private hookContext(workflow: Workflow): HookContext {
-		const additionalData = this.additionalData(randomUUID(), 'trigger');
-		return new HookContext(workflow, this.node, additionalData, 'trigger', 'activate', this.webhookData(additionalData));
+		const mode = this.options.testMode ? 'manual' : 'trigger';
+		const additionalData = this.additionalData(randomUUID(), mode);
+		return new HookContext(workflow, this.node, additionalData, mode, this.options.testMode ? 'manual' : 'activate', this.webhookData(additionalData));
 	}
 
 	/**

@@ -85,12 +85,18 @@ describe('Money Trigger: sandbox webhooks over HTTP into a real n8n WebhookConte
 		return harness.executions.map((run) => run.output(harness.node.name)[0]?.json);
 	}
 
-	it('from version 2.1, refuses to be published when a node after it writes the workflow\'s static data, naming the node; version 2 (1.0.0\'s workflows) is published as before', async () => {
+	it('from version 2.1, refuses to be published when a node after it writes the workflow\'s static data, naming the node and what to do, but listens for a test event; version 2 (1.0.0\'s workflows) is published as before', async () => {
 		const counter = "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();";
 		const refused = new WebhookHarness(engine, { typeVersion: 2.1, downstream: counter });
 		harnesses.push(refused);
 		expect(await refused.checkExists()).toBe(false);
-		await expect(refused.activate()).rejects.toThrow('The node "After" writes the workflow\'s static data, where the Money Trigger keeps its memory of events');
+		await expect(refused.activate()).rejects.toThrow(
+			'The node "After" writes the workflow\'s static data, which would erase the Money Trigger\'s memory of events: move what calls $getWorkflowStaticData into another workflow called with Execute Workflow, then publish again',
+		);
+		// Listening for a test event (Execute step): n8n saves no static data for a test run.
+		const listening = new WebhookHarness(engine, { typeVersion: 2.1, downstream: counter, testMode: true });
+		harnesses.push(listening);
+		await expect(listening.activate()).resolves.toEqual({ existed: true });
 		const saved = new WebhookHarness(engine, { typeVersion: 2, downstream: counter });
 		harnesses.push(saved);
 		await expect(saved.activate()).resolves.toEqual({ existed: true });
