@@ -15,7 +15,7 @@ import { asStringList, passesFilters } from '../events/filters';
 import { buildEventItem } from '../events/item';
 import { statusOfEnvelope } from '../events/envelope';
 import { parseWebhookEvent, type MoneyEvent } from '../events/parse';
-import { publishable, refuseUnpublishable } from './activation';
+import { publishRefusal } from './activation';
 import { acknowledge, respond } from './answers';
 import { claim, type Delivery } from './memory/delivery';
 import { verifyDelivery, WEBHOOK_NAME } from './verifyDelivery';
@@ -142,10 +142,11 @@ export class MoneyTrigger implements INodeType {
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
-				return await publishable(this);
+				return (await publishRefusal(this)) === null;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
-				await refuseUnpublishable(this);
+				const refusal = await publishRefusal(this);
+				if (refusal) throw refusal;
 				return true;
 			},
 			async delete(this: IHookFunctions): Promise<boolean> {

@@ -27,19 +27,14 @@ function staticDataWriters(context: IHookFunctions): string[] {
 		.map((child) => child.name);
 }
 
-/** Whether the trigger can be published as it is: false makes n8n call `refuseUnpublishable`. */
-export async function publishable(context: IHookFunctions): Promise<boolean> {
-	return (await readWebhookSecret(context)) !== '' && staticDataWriters(context).length === 0;
-}
-
-/** Throws the reason the trigger cannot be published, if there is one. */
-export async function refuseUnpublishable(context: IHookFunctions): Promise<void> {
-	if ((await readWebhookSecret(context)) === '') throw new NodeOperationError(context.getNode(), MISSING_SECRET_MESSAGE);
+/** Why the trigger cannot be published as it is, or null: n8n's checkExists says false when there is a reason, and create throws it. */
+export async function publishRefusal(context: IHookFunctions): Promise<NodeOperationError | null> {
+	if ((await readWebhookSecret(context)) === '') return new NodeOperationError(context.getNode(), MISSING_SECRET_MESSAGE);
 	const writers = staticDataWriters(context);
-	if (writers.length === 0) return;
+	if (writers.length === 0) return null;
 	const named = writers.map((name) => `"${name}"`).join(', ');
 	// n8n shows the message alone where it reports a failed publish: the remedy is in it.
-	throw new NodeOperationError(
+	return new NodeOperationError(
 		context.getNode(),
 		`${writers.length === 1 ? 'The node' : 'The nodes'} ${named} ${writers.length === 1 ? 'writes' : 'write'} the workflow's static data, which would erase the Money Trigger's memory of events: move what calls $getWorkflowStaticData into another workflow called with Execute Workflow, then publish again`,
 		{

@@ -2,8 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { apiTime, createdAtMs, zonelessCreatedAt } from '../api/time';
-import { statusOfEnvelope } from '../events/envelope';
 import { LIST_PAGE_SIZE_MAX } from '../api/values';
+import { statusOfEnvelope } from '../events/envelope';
 import { isObject } from './failures';
 import { type MoneyApiContext, moneyApiRequest, type MoneyApiRequestOptions } from './request';
 
@@ -24,8 +24,10 @@ import { type MoneyApiContext, moneyApiRequest, type MoneyApiRequestOptions } fr
  * and their count is its place in the list, where the older transactions start, less the places of
  * the newer ones above it. Its pages are read again, in turn forwards and backwards, until as many
  * as the page that last showed that place counted have been read, at most MAX_INSTANT_ROUNDS times:
- * transactions never leave an instant, so what was read is then what it holds. The window's query
- * holds no status, so a status change moves nothing.
+ * transactions never leave an instant, so what was read is then what it holds. A status in the
+ * caller's query (the Poll Trigger's PENDING and REVERSED lists) is left out of an instant's pages
+ * and checked on each transaction they list: a status change would move a transaction out of the
+ * instant and shift the places counted.
  */
 
 /**

@@ -6,8 +6,8 @@ import type { Difference, MatchSettings, Outcomes, Reconciliation, ReconcileReco
  * Pairs each record with its transaction (by API reference, else by Business Reference) and sorts
  * every record and every unclaimed transaction of the period into one of four outcomes. The first
  * record to claim a transaction (or, when none is found, a key) is judged on its values; any later
- * claim is reported as well, mismatched (or missing) with a duplicate_claim difference. A record
- * known only by its Business Reference that is missing says the window it was `searched` in.
+ * claim is reported as well, mismatched (or missing) with a duplicate_claim difference. A missing
+ * record with a Business Reference says the window it was `searched` in.
  */
 export function matchRecords(
 	records: readonly ReconcileRecord[],

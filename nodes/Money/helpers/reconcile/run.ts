@@ -14,8 +14,8 @@ import { reportItem } from './reportItem';
 /**
  * Charge → Reconcile and Payout → Reconcile: the input items are the merchant's records; every
  * transaction of the period is read (each once, checked against the API's count), those records
- * name that the period did not hold are read by reference, those known only by a Business
- * Reference it did not hold are looked for after and before it, and each record and each unclaimed
+ * name that the period did not hold are read by reference, those with a Business Reference still
+ * not found are looked for after and before it, and each record and each unclaimed
  * transaction goes to one output: Matched, Mismatched, Missing in API, Unexpected in API, and with
  * the Report option a fifth.
  */

@@ -22,12 +22,11 @@ export class TransactionIndex {
 	private readonly byBusinessReference = new Map<string, IndexedTransaction>();
 	/** The transactions of every list read (the period and the windows around it, not those read by reference), and how many carry the metadata field (null included) and a Business Reference. */
 	readonly listed = { transactions: 0, withMetadata: 0, withBusinessReference: 0 };
+	private readonly counted = new Set<unknown>();
 
 	get size(): number {
 		return this.byReference.size;
 	}
-
-	private readonly counted = new Set<unknown>();
 
 	/** Counts a row of a list read (listed) once, whether or not it is added. */
 	countListed(envelope: IDataObject): void {

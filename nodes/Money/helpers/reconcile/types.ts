@@ -47,8 +47,8 @@ export interface Reconciliation {
 	/** The transaction was found by its reference or Business Reference but created outside the period. */
 	outside_period: boolean;
 	/**
-	 * Missing in API, a record known only by its Business Reference: the created_at window in which
-	 * no transaction carries it (one period's length before the period, up to the read).
+	 * Missing in API, a record with a Business Reference: the created_at window in which no
+	 * transaction carries it (one period's length before the period, up to the read).
 	 */
 	searched?: { start_date: string; end_date: string };
 	/** How the node read the period: the transactions it read and the API's count of them. */
