@@ -263,9 +263,15 @@ async function watchStartup(url: string, signal: AbortSignal): Promise<{ startup
 	let startupPage = 0;
 	const lane = async () => {
 		while (!signal.aborted) {
-			const answer = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal })
-				.then(async (res) => ({ status: res.status, text: await res.text() }))
-				.catch(() => null); // n8n is stopped or not listening yet, or the watch ended
+			// Each request bounded by a timer of its own as well: an answer whose body stalled while n8n stopped is not waited for.
+			let timer: NodeJS.Timeout | undefined;
+			const bounded = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 2000)));
+			const answer = await Promise.race([
+				fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal })
+					.then(async (res) => ({ status: res.status, text: await res.text() }))
+					.catch(() => null), // n8n is stopped or not listening yet, or the watch ended
+				bounded,
+			]).finally(() => clearTimeout(timer));
 			const key = answer ? String(answer.status) : 'none';
 			answers[key] = (answers[key] || 0) + 1;
 			if (answer?.status === 200 && answer.text.startsWith(STARTING_UP)) startupPage++;
