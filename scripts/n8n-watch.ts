@@ -8,6 +8,7 @@
 
 import { spawnSync } from 'node:child_process';
 
+import { fetchText } from './n8n/api';
 import { describe, newerPatches, type RegistryClient } from './n8n/newer-patches';
 import { TESTED_N8N } from './n8n/versions';
 
@@ -21,10 +22,10 @@ function registryUrl(): string {
 
 function httpClient(registry: string): RegistryClient {
 	const get = async (path: string, accept: string): Promise<any> => {
-		const res = await fetch(`${registry}${path}`, { headers: { accept }, signal: AbortSignal.timeout(TIMEOUT_MS) });
+		const res = await fetchText(`${registry}${path}`, { headers: { accept }, timeoutMs: TIMEOUT_MS });
 		if (res.status === 404) return null;
-		if (!res.ok) throw new Error(`GET ${registry}${path}: ${res.status}`);
-		return res.json();
+		if (res.status < 200 || res.status >= 300) throw new Error(`GET ${registry}${path}: ${res.status}`);
+		return JSON.parse(res.text);
 	};
 	const encoded = (name: string) => name.replace('/', '%2f');
 	return {

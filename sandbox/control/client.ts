@@ -50,13 +50,12 @@ export class SandboxControlClient implements SandboxControl {
 	 * rejects with a SandboxControlError.
 	 */
 	async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-		const response = await fetch(`${this.controlUrl}${path}`, {
+		const response = await this.exchange(`${this.controlUrl}${path}`, {
 			method,
 			headers: body === undefined ? {} : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
-			signal: this.timeoutMs === null ? undefined : AbortSignal.timeout(this.timeoutMs),
 		});
-		const text = await response.text();
+		const text = response.text;
 		const parsed = parseAnswer(text);
 		if (!response.ok) {
 			const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
@@ -64,6 +63,36 @@ export class SandboxControlClient implements SandboxControl {
 			throw new SandboxControlError(response.status, String(fields.error ?? 'error'), String(message));
 		}
 		return parsed as T;
+	}
+
+	/**
+	 * One request and its whole answer, bounded by a timer of its own: Node's fetch, aborted while it
+	 * reads a body, leaves that read pending for ever (nodejs/node#56917), and a collected
+	 * AbortSignal.timeout never fires; the abort here only frees the connection.
+	 */
+	private async exchange(url: string, init: RequestInit): Promise<{ ok: boolean; status: number; text: string }> {
+		const read = async (signal?: AbortSignal) => {
+			const response = await fetch(url, { ...init, signal });
+			return { ok: response.ok, status: response.status, text: await response.text() };
+		};
+		if (this.timeoutMs === null) return await read();
+		const limit = this.timeoutMs;
+		const controller = new AbortController();
+		let timer: NodeJS.Timeout | undefined;
+		const expired = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => {
+				const error = new Error(`no answer from ${url} within ${limit} ms`);
+				controller.abort(error);
+				reject(error);
+			}, limit);
+		});
+		const answer = read(controller.signal);
+		answer.catch(() => undefined);
+		try {
+			return await Promise.race([answer, expired]);
+		} finally {
+			clearTimeout(timer);
+		}
 	}
 
 	async setStatus(reference: string, status: FinalStatus): Promise<TransactionEnvelope> {

@@ -42,25 +42,59 @@ export interface HttpAnswer {
 	text: string;
 }
 
+/**
+ * One request and its whole answer, ended by `timeoutMs` or `signal` (rejecting) whatever state the
+ * exchange is in. Node's fetch cannot be trusted to end it alone: aborted while it reads a body, it
+ * leaves that read pending for ever (nodejs/node#56917: no socket, no timer, nothing to wake it),
+ * and it keeps only a weak reference to its signal, so a collected AbortSignal.timeout never fires.
+ * Here a timer of its own rejects, and the abort only frees the connection.
+ */
+export async function fetchText(url: string, init: RequestInit & { timeoutMs: number }): Promise<{ status: number; headers: Headers; text: string }> {
+	const { timeoutMs, signal, ...rest } = init;
+	const controller = new AbortController();
+	let timer: NodeJS.Timeout | undefined;
+	let onAbort = () => {};
+	const ended = new Promise<never>((_, reject) => {
+		const end = (reason: unknown) => {
+			controller.abort(reason);
+			reject(reason);
+		};
+		timer = setTimeout(() => end(new Error(`no answer from ${url} within ${timeoutMs} ms`)), timeoutMs);
+		onAbort = () => end(signal?.reason ?? new Error('aborted'));
+		if (signal?.aborted) onAbort();
+		else signal?.addEventListener('abort', onAbort, { once: true });
+	});
+	const exchange = (async () => {
+		const res = await fetch(url, { ...rest, signal: controller.signal });
+		return { status: res.status, headers: res.headers, text: await res.text() };
+	})();
+	exchange.catch(() => undefined);
+	try {
+		return await Promise.race([exchange, ended]);
+	} finally {
+		clearTimeout(timer);
+		signal?.removeEventListener('abort', onAbort);
+	}
+}
+
 export async function httpJson(
 	method: string,
 	url: string,
 	{ headers = {}, body, timeoutMs = 30_000 }: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
 ): Promise<HttpAnswer> {
-	const res = await fetch(url, {
+	const { status, headers: answerHeaders, text } = await fetchText(url, {
 		method,
 		headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
 		body: body !== undefined ? JSON.stringify(body) : undefined,
-		signal: AbortSignal.timeout(timeoutMs),
+		timeoutMs,
 	});
-	const text = await res.text();
 	let json: Json;
 	try {
 		json = text ? JSON.parse(text) : undefined;
 	} catch {
 		json = undefined;
 	}
-	return { status: res.status, headers: res.headers, json, text };
+	return { status, headers: answerHeaders, json, text };
 }
 
 export function expectOk(what: string, res: HttpAnswer): Json {

@@ -19,6 +19,6 @@ export { ensureNode, ensureN8n, type N8nRuntime, type NodeRuntime } from './inst
 export { freePort, canConnect, processTreeRssKb, type ProcessMemory } from './processes';
 export { n8nEnv, hashPassword, startN8n, type N8nHandle, type Owner, type StartOptions } from './server';
 export { n8nCli, importJson, parseJsonOutput, type CliResult } from './cli';
-export { login, createApiKey, publicApi, nodeOutput, executionError, type Execution, type Json, type PublicApi, type Session } from './api';
+export { login, createApiKey, fetchText, publicApi, nodeOutput, executionError, type Execution, type Json, type PublicApi, type Session } from './api';
 export { builtPackDir, installPack, installPackedTarball, type TarballInstall } from './community-package';
 export { selfTest } from './selftest';

@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawn, type ChildProcess } from 'node:child_process';
 
-import { expectOk, httpJson } from './api';
+import { expectOk, fetchText, httpJson } from './api';
 import { n8nCli, type CliOptions, type CliResult } from './cli';
 import { ensureN8n } from './install';
 import { log, seconds, tailFile } from './log';
@@ -210,7 +210,7 @@ export async function startN8n(opts: StartOptions): Promise<N8nHandle> {
 			throw new Error(`n8n exited before it was ready (code ${gone.code}, signal ${gone.signal}); log tail:\n${tailFile(logFile, 40)}`);
 		}
 		try {
-			const res = await fetch(readyUrl, { signal: AbortSignal.timeout(2000) });
+			const res = await fetchText(readyUrl, { timeoutMs: 2000 });
 			if (res.status === 200 && (!profile.readyLogLine || handle.logs().slice(logOffset).includes(profile.readyLogLine))) break;
 		} catch {
 			/* not listening yet */

@@ -3,7 +3,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-import type { Execution, Json, PublicApi, Session } from '../n8n';
+import { fetchText, type Execution, type Json, type PublicApi, type Session } from '../n8n';
 import type { Ledger } from '../../sandbox';
 import type { RunningTopology } from './topology';
 
@@ -15,14 +15,13 @@ export { sleep };
 export const REPO = path.resolve(__dirname, '..', '..');
 
 export async function postJson(url: string, body: unknown, { headers = {}, raw }: { headers?: Record<string, string>; raw?: string } = {}): Promise<{ status: number; text: string }> {
-	const res = await fetch(url, {
+	const { status, text } = await fetchText(url, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json', ...headers },
 		body: raw !== undefined ? raw : JSON.stringify(body),
-		signal: AbortSignal.timeout(60_000),
+		timeoutMs: 60_000,
 	});
-	const text = await res.text();
-	return { status: res.status, text };
+	return { status, text };
 }
 
 /** Every execution of a workflow, newest first (the public API serves at most 250 a page). */
@@ -39,20 +38,19 @@ export async function executionsOf(api: PublicApi, workflowId: string, { include
 
 /** A logged-in REST call without the 30 s limit of session.request (a Retry answers when the run ends). */
 export async function restCall(session: Session, method: string, p: string, body?: unknown, timeoutMs = 600_000): Promise<{ status: number; text: string; json: Json }> {
-	const res = await fetch(`${session.url}${p}`, {
+	const { status, text } = await fetchText(`${session.url}${p}`, {
 		method,
 		headers: { cookie: session.cookie, 'browser-id': session.browserId, 'content-type': 'application/json', accept: 'application/json' },
 		body: body === undefined ? undefined : JSON.stringify(body),
-		signal: AbortSignal.timeout(timeoutMs),
+		timeoutMs,
 	});
-	const text = await res.text();
 	let json: Json;
 	try {
 		json = JSON.parse(text);
 	} catch {
 		json = undefined;
 	}
-	return { status: res.status, text, json };
+	return { status, text, json };
 }
 
 export const UNFINISHED = new Set(['running', 'new', 'waiting']);

@@ -6,6 +6,7 @@
 
 import * as crypto from 'node:crypto';
 
+import { fetchText } from '../../scripts/n8n';
 import { signWebhook, type WebhookTarget } from '../../sandbox/domain/webhooks';
 
 export interface StreamEvent {
@@ -72,20 +73,12 @@ export interface SendReport {
 }
 
 async function postOnce(url: string, headers: Record<string, string>, body: string, timeoutMs: number): Promise<{ status: number | null; retryAfterMs?: number; answer?: string }> {
-	// A timer of its own, not AbortSignal.timeout: fetch keeps only a weak reference to its signal, and
-	// a collected AbortSignal.timeout never fires, so a request whose answer stalled (n8n stopped
-	// mid-answer) would wait for ever.
-	const controller = new AbortController();
-	const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
 	try {
-		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, signal: controller.signal });
-		const answer = (await res.text()).slice(0, 120);
+		const res = await fetchText(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, timeoutMs });
 		const retryAfter = Number(res.headers.get('retry-after'));
-		return { status: res.status, answer, retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 10) * 1000 : undefined };
+		return { status: res.status, answer: res.text.slice(0, 120), retryAfterMs: Number.isFinite(retryAfter) && retryAfter > 0 ? Math.min(retryAfter, 10) * 1000 : undefined };
 	} catch (error) {
 		return { status: null, answer: String((error as Error).cause ?? error).slice(0, 120) };
-	} finally {
-		clearTimeout(timer);
 	}
 }
 

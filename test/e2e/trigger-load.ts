@@ -13,7 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { freePort, n8nVersion, startN8n, type Execution } from '../../scripts/n8n';
+import { fetchText, freePort, n8nVersion, startN8n, type Execution } from '../../scripts/n8n';
 import type { CasePart, Check, E2eContext } from './case-setup';
 import { storedStatuses } from '../harness/stored-memory';
 import { chargeEvents, runTag, sendAll, type SendReport, type StreamEvent } from './deliveries';
@@ -263,15 +263,9 @@ async function watchStartup(url: string, signal: AbortSignal): Promise<{ startup
 	let startupPage = 0;
 	const lane = async () => {
 		while (!signal.aborted) {
-			// Each request bounded by a timer of its own as well: an answer whose body stalled while n8n stopped is not waited for.
-			let timer: NodeJS.Timeout | undefined;
-			const bounded = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), 2000)));
-			const answer = await Promise.race([
-				fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal })
-					.then(async (res) => ({ status: res.status, text: await res.text() }))
-					.catch(() => null), // n8n is stopped or not listening yet, or the watch ended
-				bounded,
-			]).finally(() => clearTimeout(timer));
+			const answer = await fetchText(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', signal, timeoutMs: 2000 }).catch(
+				() => null, // n8n is stopped or not listening yet, or the watch ended
+			);
 			const key = answer ? String(answer.status) : 'none';
 			answers[key] = (answers[key] || 0) + 1;
 			if (answer?.status === 200 && answer.text.startsWith(STARTING_UP)) startupPage++;
@@ -305,8 +299,8 @@ async function startupOfAFreshN8n(): Promise<{ startupPage: number; answers: Rec
 export async function waitRegistered(url: string): Promise<void> {
 	const deadline = Date.now() + 60_000;
 	for (;;) {
-		const status = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' }).then(
-			async (res) => (await res.arrayBuffer(), res.status),
+		const status = await fetchText(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 10_000 }).then(
+			(res) => res.status,
 			() => null, // n8n is still starting: connection refused or reset
 		);
 		if (status !== null && status !== 404) return;

@@ -13,7 +13,7 @@
 import { strict as assert } from 'node:assert';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-import { n8nVersion } from '../../scripts/n8n';
+import { fetchText, n8nVersion } from '../../scripts/n8n';
 import { signWebhook } from '../../sandbox/domain/webhooks';
 import type { CasePart, Check, E2eContext } from './case-setup';
 import { chargeEvents, runTag, sendAll } from './deliveries';
@@ -52,8 +52,8 @@ export function build(ctx: E2eContext): CasePart {
 	/** Posts a charge event, signed, to the short-hold workflow; resolves with its answer's status (null: aborted). */
 	function post(event: { body: string }, signal?: AbortSignal): Promise<number | null> {
 		const headers = signWebhook({ url: holdUrl(), scheme: 'request-style', secret: ctx.sandbox.info.webhookSecret }, event.body, Math.floor(Date.now() / 1000));
-		return fetch(holdUrl(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: event.body, signal }).then(
-			async (res) => (await res.arrayBuffer(), res.status),
+		return fetchText(holdUrl(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: event.body, signal, timeoutMs: 300_000 }).then(
+			(res) => res.status,
 			() => null,
 		);
 	}
