@@ -44,6 +44,7 @@ import * as triggerConfirm from '../test/e2e/trigger-confirm';
 import * as triggerHorizon from '../test/e2e/trigger-horizon';
 import * as triggerLabelsSecret from '../test/e2e/trigger-labels-secret';
 import * as triggerLoad from '../test/e2e/trigger-load';
+import * as triggerCost from '../test/e2e/trigger-cost';
 import * as triggerThrottle from '../test/e2e/trigger-throttle';
 import * as triggerMemory from '../test/e2e/trigger-memory';
 import { CREDENTIAL, CREDENTIAL_TYPE } from '../test/e2e/workflows';
@@ -76,7 +77,7 @@ const REPO = path.resolve(__dirname, '..');
 const PARTS = {
 	payments: [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, approval],
 	poll: [pollTrigger, completeReads],
-	webhook: [triggerHorizon, triggerAssumptions, triggerMemory, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle],
+	webhook: [triggerHorizon, triggerAssumptions, triggerMemory, triggerCost, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle],
 };
 const partArg = process.argv.findIndex((a) => a === '--part' || a.startsWith('--part='));
 const part = partArg < 0 ? undefined : process.argv[partArg].includes('=') ? process.argv[partArg].split('=')[1] : process.argv[partArg + 1];

@@ -5,7 +5,7 @@ import { referenceKey } from '../../events/memory';
 import { Claims } from './claims';
 import type { HeldTurn } from './saveTurns';
 import { transactionHash, type TransactionStatuses } from './statuses';
-import { MEMORY_KEY, workflowMemory, type WorkflowMemory } from './workflowMemory';
+import { isN8n1, MEMORY_KEY, workflowMemory, type WorkflowMemory } from './workflowMemory';
 
 /**
  * The Money Trigger's memory behind one interface (docs/webhook-memory.md): `claim` an event, then
@@ -54,7 +54,7 @@ export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery
 	const production = context.getMode() !== 'manual';
 	const nodeId = context.getNode().id;
 	const scope = `${production ? 'production' : 'test'}:${context.getWorkflow().id ?? ''}`;
-	const memory = workflowMemory(scope);
+	const memory = workflowMemory(scope, isN8n1(context.getKnownNodeTypes()));
 	const global = production ? context.getWorkflowStaticData('global') : undefined;
 	if (global) memory.absorb(global[MEMORY_KEY]);
 	const hash = transactionHash(referenceKey(event.resource, event.reference));

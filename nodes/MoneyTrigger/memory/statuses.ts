@@ -4,8 +4,8 @@ import { isPlainObject } from '../../events/envelope';
 import { judgeTransition, type TransitionVerdict } from '../../events/statusOrder';
 
 /**
- * One trigger node's memory: every status label each of the newest REMEMBERED_TRANSACTIONS
- * transactions (by last change) came with, which is all the trigger needs to run each of a
+ * One trigger node's memory: every status label each of the newest `capacity` transactions (by
+ * last change) came with, which is all the trigger needs to run each of a
  * transaction's statuses once (docs/webhook-memory.md): an event of this API is a transaction's move
  * to a status, and a redelivery repeats that status.
  *
@@ -16,13 +16,20 @@ import { judgeTransition, type TransitionVerdict } from '../../events/statusOrde
  * character for up to six labels).
  */
 
+/** The capacity on n8n 2.x. */
 export const REMEMBERED_TRANSACTIONS = 50_000;
+
+/**
+ * The capacity on n8n 1.x, which stores the static data with every execution it saves, shared by
+ * the workflow's Money Trigger nodes: the memories stay under 64 KB there (workflowMemory.ts).
+ */
+export const REMEMBERED_TRANSACTIONS_ON_N8N_1 = 4_000;
 
 function forgetBatchOf(capacity: number): number {
 	return Math.floor(capacity / 50);
 }
 
-/** The most transactions the memory holds: past its capacity by a batch, it forgets down to the capacity. */
+/** The most transactions the memory holds on n8n 2.x: past its capacity by a batch, it forgets down to the capacity. */
 export const MOST_REMEMBERED = REMEMBERED_TRANSACTIONS + forgetBatchOf(REMEMBERED_TRANSACTIONS);
 
 const HASH_LENGTH = 10;
@@ -65,10 +72,17 @@ export class TransactionStatuses {
 	private records = '';
 
 	/** Past the capacity, the least recently changed are forgotten this many at a time (one copy of the string per batch). */
-	private readonly forgetBatch: number;
+	private forgetBatch: number;
 
-	constructor(private readonly capacity = REMEMBERED_TRANSACTIONS) {
+	constructor(private capacity = REMEMBERED_TRANSACTIONS) {
 		this.forgetBatch = forgetBatchOf(capacity);
+	}
+
+	/** Keeps `capacity` from now on, forgetting the least recently changed past it and its batch. */
+	limit(capacity: number): void {
+		this.capacity = capacity;
+		this.forgetBatch = forgetBatchOf(capacity);
+		this.forgetPastBatch();
 	}
 
 	get size(): number {

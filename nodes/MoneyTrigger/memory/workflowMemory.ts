@@ -3,7 +3,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { isPlainObject } from '../../events/envelope';
 import { SaveTurns } from './saveTurns';
-import { TransactionStatuses, type StoredStatuses } from './statuses';
+import { REMEMBERED_TRANSACTIONS, REMEMBERED_TRANSACTIONS_ON_N8N_1, TransactionStatuses, type StoredStatuses } from './statuses';
 
 /**
  * The Money Trigger memories of one workflow in this n8n process, and how they are stored
@@ -24,8 +24,21 @@ export interface StoredWorkflowMemory {
 
 const MAX_WORKFLOWS = 1000;
 
+/**
+ * Whether the n8n running the trigger is 1.x, which stores a workflow's static data with every
+ * execution it saves; 2.x does not (docs/webhook-memory.md, the horizon on n8n 1.x). n8n 2.0
+ * removed the Start node: n8n 1.x still ships it among its node types.
+ */
+export function isN8n1(knownNodeTypes: object): boolean {
+	return 'n8n-nodes-base.start' in knownNodeTypes;
+}
+
 export class WorkflowMemory {
 	private readonly nodes = new Map<string, TransactionStatuses>();
+
+	/** On n8n 1.x the workflow's trigger nodes share REMEMBERED_TRANSACTIONS_ON_N8N_1; on 2.x each keeps REMEMBERED_TRANSACTIONS. */
+	constructor(private readonly onN8n1 = false) {}
+
 	/** The deliveries that will have n8n save this workflow's static data, one at a time. */
 	readonly saveTurns = new SaveTurns();
 	/** Names the copies this memory wrote: such a copy holds nothing this memory does not know. */
@@ -35,8 +48,9 @@ export class WorkflowMemory {
 	node(nodeId: string): TransactionStatuses {
 		let memory = this.nodes.get(nodeId);
 		if (!memory) {
-			memory = new TransactionStatuses();
+			memory = new TransactionStatuses(this.onN8n1 ? REMEMBERED_TRANSACTIONS_ON_N8N_1 : REMEMBERED_TRANSACTIONS);
 			this.nodes.set(nodeId, memory);
+			if (this.onN8n1) for (const each of this.nodes.values()) each.limit(Math.floor(REMEMBERED_TRANSACTIONS_ON_N8N_1 / this.nodes.size));
 		}
 		return memory;
 	}
@@ -71,11 +85,11 @@ export class WorkflowMemory {
 const workflows = new Map<string, WorkflowMemory>();
 
 /** The process-wide memory of a workflow, per mode: test events never mix with production ones. */
-export function workflowMemory(scope: string): WorkflowMemory {
+export function workflowMemory(scope: string, onN8n1: boolean): WorkflowMemory {
 	let memory = workflows.get(scope);
 	if (!memory) {
 		if (workflows.size >= MAX_WORKFLOWS) workflows.delete(workflows.keys().next().value as string);
-		memory = new WorkflowMemory();
+		memory = new WorkflowMemory(onN8n1);
 		workflows.set(scope, memory);
 	} else {
 		workflows.delete(scope);
