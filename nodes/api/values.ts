@@ -21,6 +21,15 @@ export const CHARGE_STATUSES = [PENDING_STATUS, 'COMPLETED', 'FAILED', 'CANCELLE
 export const PAYOUT_STATUSES = [...CHARGE_STATUSES, REVERSED_STATUS] as const;
 export type TransactionStatus = (typeof PAYOUT_STATUSES)[number];
 
+/**
+ * Whether a status label is final: COMPLETED, FAILED, CANCELLED (no later status but a payout's
+ * REVERSED) and REVERSED. PENDING is not, nor is a label the specification does not list: nothing
+ * says that no other status follows it (docs/decisions.md#d2).
+ */
+export function isFinalStatus(label: string | null | undefined): boolean {
+	return label === 'COMPLETED' || label === 'FAILED' || label === 'CANCELLED' || label === REVERSED_STATUS;
+}
+
 export function statusesOf(resource: TransactionResource): readonly TransactionStatus[] {
 	return resource === 'payout' ? PAYOUT_STATUSES : CHARGE_STATUSES;
 }

@@ -1,17 +1,10 @@
-import { CHARGE_STATUSES, PENDING_STATUS, REVERSED_STATUS } from '../api/values';
+import { PENDING_STATUS, REVERSED_STATUS } from '../api/values';
 
 /**
  * The order of statuses (docs/decisions.md#d2). The specification shows neither every label nor
  * every move, so only what it does show is used: PENDING comes before any other status, and a
  * payout's REVERSED after its COMPLETED. Any other label is a status of its own.
  */
-
-/** Final before any reversal: COMPLETED, FAILED, CANCELLED. */
-const FINAL_STATUSES = new Set<string>(CHARGE_STATUSES.filter((status) => status !== PENDING_STATUS));
-
-export function isFinalStatus(status: string): boolean {
-	return FINAL_STATUSES.has(status) || status === REVERSED_STATUS;
-}
 
 export type TransitionVerdict = 'new' | 'advance' | 'duplicate' | 'stale';
 

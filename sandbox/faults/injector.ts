@@ -1,6 +1,6 @@
 import { seededRandom } from '../domain/random';
 
-export type FaultKind = '404' | '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop' | 'page-200' | 'page-200-after-commit' | 'not-success-200';
+export type FaultKind = '404' | '429' | '500' | '502' | '503' | 'delay' | 'drop-after-commit' | 'drop' | 'page-200' | 'page-200-after-commit' | 'not-success-200' | 'status-label';
 
 export interface FaultSpec {
 	route: string;
@@ -9,9 +9,11 @@ export interface FaultSpec {
 	count?: number;
 	delayMs?: number;
 	retryAfterSeconds?: number;
+	/** status-label: the label every transaction of the answer shows. */
+	label?: string;
 }
 
-const FAULT_KINDS: readonly FaultKind[] = ['404', '429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop', 'page-200', 'page-200-after-commit', 'not-success-200'];
+const FAULT_KINDS: readonly FaultKind[] = ['404', '429', '500', '502', '503', 'delay', 'drop-after-commit', 'drop', 'page-200', 'page-200-after-commit', 'not-success-200', 'status-label'];
 /** Faults that act on a create once it ran in full. */
 const AFTER_COMMIT: readonly FaultKind[] = ['drop-after-commit', 'page-200-after-commit'];
 
@@ -33,9 +35,11 @@ export function parseFault(input: unknown): FaultSpec {
 		}
 		return value;
 	};
+	if (fault.kind === 'status-label' && (typeof fault.label !== 'string' || fault.label.length === 0)) throw new Error('fault.label must be a status label');
 	return {
 		route: fault.route,
 		kind: fault.kind as FaultKind,
+		...(fault.kind === 'status-label' ? { label: fault.label as string } : {}),
 		rate: optionalNumber('rate', 0, 1),
 		count: optionalNumber('count', 1),
 		delayMs: optionalNumber('delayMs', 0, 600_000),

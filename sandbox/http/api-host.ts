@@ -58,6 +58,17 @@ function authorize(runtime: SandboxRuntime, route: RouteDefinition, client: Clie
 	}
 }
 
+/** An answer whose every transaction shows `label` (fault status-label: a label the specification does not list). */
+function withStatusLabel(body: unknown, label: string): unknown {
+	if (!body || typeof body !== 'object') return body;
+	const relabel = (transaction: unknown) =>
+		transaction && typeof transaction === 'object' && 'status' in transaction
+			? { ...transaction, status: { ...((transaction as { status: object }).status ?? {}), label } }
+			: transaction;
+	const data = (body as { data?: unknown }).data;
+	return { ...body, data: Array.isArray(data) ? data.map(relabel) : relabel(data) };
+}
+
 /** What a gateway in maintenance answers in place of the API: 200 and a web page (faults page-200*). */
 const MAINTENANCE_PAGE = '<!doctype html><html><head><title>Maintenance</title></head><body><h1>We will be back soon</h1></body></html>';
 
@@ -105,6 +116,7 @@ export function createApiHandler(runtime: SandboxRuntime, gatewayPrefix: string,
 		runtime.counters.countRequest(route.slug);
 
 		let afterCommit: FaultSpec | undefined;
+		let relabel: string | undefined;
 		try {
 			const fault = runtime.faults.pick(route.slug, route.isCreate);
 			if (fault?.kind === 'drop-after-commit' || fault?.kind === 'page-200-after-commit') afterCommit = fault;
@@ -117,6 +129,7 @@ export function createApiHandler(runtime: SandboxRuntime, gatewayPrefix: string,
 				if (fault.kind === 'page-200') return respond(response, 200, MAINTENANCE_PAGE, { 'content-type': 'text/html; charset=utf-8' });
 				if (fault.kind === 'not-success-200') return respond(response, 200, { success: false, error_code: 'PROVIDER_UNAVAILABLE', message: 'provider temporarily unavailable (injected fault)' });
 				if (fault.kind === 'delay') await sleep(fault.delayMs ?? 1000);
+				else if (fault.kind === 'status-label') relabel = fault.label;
 				else throw faultAnswer(fault, route.family);
 			}
 
@@ -139,7 +152,7 @@ export function createApiHandler(runtime: SandboxRuntime, gatewayPrefix: string,
 				return;
 			}
 			if (afterCommit?.kind === 'page-200-after-commit') return respond(response, 200, MAINTENANCE_PAGE, { 'content-type': 'text/html; charset=utf-8' });
-			respond(response, result.status, result.body, result.headers);
+			respond(response, result.status, relabel === undefined ? result.body : withStatusLabel(result.body, relabel), result.headers);
 		} catch (error) {
 			if (error instanceof ApiError) {
 				respond(response, error.status, error.body(route.family), error.headers);

@@ -279,7 +279,7 @@ const createOptions = (resource: TransactionResource): INodeProperties =>
 				name: 'waitForFinalStatus',
 				type: 'boolean',
 				default: false,
-				description: `Whether to read the ${resource} again until its status is final (anything but PENDING) or the wait timeout passes. The output says which with final_status_reached.`,
+				description: `Whether to read the ${resource} again until its status is final (COMPLETED, FAILED, CANCELLED or REVERSED) or the wait timeout passes. The output says which with final_status_reached.`,
 			},
 			{
 				displayName: 'Wait Timeout (Seconds)',

@@ -1,11 +1,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { PENDING_STATUS, REVERSED_STATUS, type TransactionResource } from '../../api/values';
+import { isFinalStatus, PENDING_STATUS, REVERSED_STATUS, type TransactionResource } from '../../api/values';
 import { channelOfEnvelope, statusOfEnvelope } from '../../events/envelope';
 import { passesFilters } from '../../events/filters';
 import { buildEventItem, type MoneyEventItem } from '../../events/item';
 import { knownStatuses, rememberStatus } from '../../events/memory';
-import { isFinalStatus, judgeTransition } from '../../events/statusOrder';
+import { judgeTransition } from '../../events/statusOrder';
 import { createdAtMs } from '../../api/time';
 import type { PollSettings } from './settings';
 import { type PollState, rememberReversal, unwatch, watch, watchKey } from './state';

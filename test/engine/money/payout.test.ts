@@ -113,6 +113,16 @@ describe('Money node against the sandbox', () => {
 			expect(pending).toMatchObject({ final_status_reached: false, status: 'PENDING' });
 		});
 
+		it('keeps waiting while the status is a label the specification does not list: only COMPLETED, FAILED, CANCELLED and REVERSED are final', async () => {
+			await env.sb.control.addFault({ route: 'get_money_v1_payout_reference', kind: 'status-label', label: 'PROCESSING' });
+			try {
+				const waited = json(await run(payout({ options: { ...FAST, waitForFinalStatus: true, pollIntervalMs: 100, waitTimeoutSeconds: 1 } })));
+				expect(waited).toMatchObject({ final_status_reached: false, status: 'PROCESSING' });
+			} finally {
+				await env.sb.control.clearFaults();
+			}
+		});
+
 		it.each([
 			['VALIDATION_ERROR', 400, { additionalFields: { paymentReferenceNumber: 'R'.repeat(150) } }, {}],
 			['BENEFICIARY_NOT_FOUND', 404, { beneficiaryIdentifier: 'GM-0000' }, {}],

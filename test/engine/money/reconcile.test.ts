@@ -8,6 +8,14 @@ import { aroundNow, csvLines, differences, FAST, orderOf, RECORD_FIELDS, useReco
 const { env, create, reconcile } = useReconcile();
 
 describe('Reconcile against the sandbox', () => {
+	it('calls a status the specification does not list not final, and a difference from the status the record expects', async () => {
+		await create('charge', [{ order: 'ord-label', amount: 1500, status: 'COMPLETED' }]);
+		await env.sb.control.addFault({ route: 'get_money_v1_charge_list', kind: 'status-label', label: 'REFUNDED' });
+		const out = await reconcile([{ order: 'ord-label', amount: 1500 }], aroundNow());
+		expect(out.mismatched.map((item) => differences(item))).toEqual([[{ field: 'status', expected: 'COMPLETED', actual: 'REFUNDED' }]]);
+		expect(verdict(out.mismatched[0])).toMatchObject({ final: false });
+	});
+
 	it('sends every record and every unclaimed charge to its output, with each difference named', async () => {
 		const references = await create('charge', [
 			{ order: 'ord-1', amount: 1000, status: 'COMPLETED' },

@@ -1,6 +1,6 @@
 import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { itemRoute, PENDING_STATUS, type TransactionResource } from '../../../api/values';
+import { isFinalStatus, itemRoute, type TransactionResource } from '../../../api/values';
 import { type CallSettings, cancelSignalOf, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
 
 const INTERVAL_GROWTH = 1.5;
@@ -47,7 +47,7 @@ export async function withFinalStatus(
 			return { ...created, final_status_reached: false, wait_error: error instanceof Error ? error.message : String(error) };
 		}
 		const status = statusLabelOf(transaction);
-		if (status !== null && status !== PENDING_STATUS) return outcome(true);
+		if (isFinalStatus(status)) return outcome(true);
 		const remaining = deadline - Date.now();
 		if (remaining <= 0) return outcome(false);
 		if (await waitUnlessCancelled(Math.min(interval, remaining), signal)) return outcome(false, true);

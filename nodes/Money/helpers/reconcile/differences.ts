@@ -21,10 +21,6 @@ export function transactionStatus(envelope: IDataObject): string | null {
 	return typeof label === 'string' ? label : null;
 }
 
-/** Final is anything but PENDING; clients branch on the label, never on the numeric code. */
-export function isFinal(envelope: IDataObject): boolean {
-	return transactionStatus(envelope) !== PENDING_STATUS;
-}
 
 export function duplicateClaim(firstItem: number, key: string): Difference {
 	return { field: 'duplicate_claim', expected: null, actual: key, claimed_by_item: firstItem };

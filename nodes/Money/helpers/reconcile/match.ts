@@ -1,4 +1,5 @@
-import { compareWithTransaction, duplicateClaim, isFinal } from './differences';
+import { isFinalStatus } from '../../../api/values';
+import { compareWithTransaction, duplicateClaim, transactionStatus } from './differences';
 import type { TransactionIndex } from './transactionIndex';
 import type { Difference, MatchSettings, Outcomes, Reconciliation, ReconcileRecord } from './types';
 
@@ -44,7 +45,7 @@ export function matchRecords(
 				status,
 				differences,
 				matched_by: matchedBy,
-				final: isFinal(transaction.envelope),
+				final: isFinalStatus(transactionStatus(transaction.envelope)),
 				outside_period: transaction.outsidePeriod,
 			},
 		});
@@ -57,7 +58,7 @@ export function matchRecords(
 				status: 'unexpected',
 				differences: [],
 				matched_by: null,
-				final: isFinal(transaction.envelope),
+				final: isFinalStatus(transactionStatus(transaction.envelope)),
 				outside_period: transaction.outsidePeriod,
 			},
 		});

@@ -42,7 +42,7 @@ export interface Reconciliation {
 	status: ReconciliationStatus;
 	differences: Difference[];
 	matched_by: MatchKey | null;
-	/** Whether the transaction's status is final (anything but PENDING); null without a transaction. */
+	/** Whether the transaction's status is final (isFinalStatus: COMPLETED, FAILED, CANCELLED, REVERSED); null without a transaction. */
 	final: boolean | null;
 	/** The transaction was found by its reference or Business Reference but created outside the period. */
 	outside_period: boolean;
