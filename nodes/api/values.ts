@@ -44,6 +44,15 @@ export const ACCOUNT_TYPE_FIELD: Record<TransactionResource, string> = {
 	payout: 'beneficiary_account_type',
 };
 
+/**
+ * The body fields that decide how much money goes where: what a run's memory compares before a
+ * Retry sends a row again, and what an approved plan covers (docs/idempotency.md). Free text
+ * (Message, Metadata, the payment reference) is not among them: a Retry evaluates it again.
+ */
+export function movementFields(resource: TransactionResource): string[] {
+	return ['amount', 'currency', PARTY_FIELD[resource], 'channel', ACCOUNT_TYPE_FIELD[resource], 'account_number'];
+}
+
 export const MONEY_API_CREDENTIAL_TYPE = 'moneyApi';
 
 export const API_BASE_PATH = '/money/v1';

@@ -81,7 +81,7 @@ export class SandboxControlClient implements SandboxControl {
 		let timer: NodeJS.Timeout | undefined;
 		const expired = new Promise<never>((_, reject) => {
 			timer = setTimeout(() => {
-				const error = new Error(`no answer from ${url} within ${limit} ms`);
+				const error = new Error(`timeout after ${limit} ms: no answer from ${url}`);
 				controller.abort(error);
 				reject(error);
 			}, limit);

@@ -278,6 +278,9 @@ export function build(ctx: E2eContext): CasePart {
 					[],
 					`${items.length} events emitted for payouts PENDING before the trigger started, with nothing changing`,
 				);
+				// n8n 1.x stores this with every execution the poll starts (docs/webhook-memory.md, the Poll Trigger's state).
+				const stateBytes = JSON.stringify((await ctx.api.getWorkflow(ids.watchMany)).staticData ?? {}).length;
+				ctx.note(`Money Poll Trigger watching 2,100 PENDING payouts: its saved state is ${stateBytes} bytes`);
 				await ctx.api.deactivateWorkflow(ids.watchMany);
 			},
 		},

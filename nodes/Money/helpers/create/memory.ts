@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../../api/values';
+import { movementFields, type TransactionResource } from '../../../api/values';
 
 /**
  * What the Money node remembers of an execution (docs/idempotency.md), kept in its execution
@@ -86,9 +86,9 @@ export function apiClientOf(credentials: ICredentialDataDecryptedObject): string
 	return `client ${String(credentials.clientId ?? '').trim()} at ${baseUrl}`;
 }
 
-/** The fields that say how much money goes where; never the free text (Message, Metadata, payment reference), which a Retry evaluates again. */
+/** How two bodies differ in the fields that decide where and how much money goes (movementFields). */
 export function movementChanges(resource: TransactionResource, before: IDataObject, now: IDataObject): MovementChange[] {
-	return ['amount', 'currency', PARTY_FIELD[resource], 'channel', ACCOUNT_TYPE_FIELD[resource], 'account_number']
+	return movementFields(resource)
 		.map((field) => ({ field, before: before[field] ?? null, now: now[field] ?? null }))
 		.filter(({ before: was, now: is }) => stableStringify(was) !== stableStringify(is));
 }

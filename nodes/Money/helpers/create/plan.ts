@@ -38,7 +38,7 @@ export interface Approval {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/** What a row moves: the fields `movementChanges` compares (amount, currency, party, channel, account type, Account Number), as the row sets them. */
+/** What a row moves: its movementFields, as the row sets them. */
 function movementOf(resource: TransactionResource, body: IDataObject): IDataObject {
 	return Object.fromEntries(movementChanges(resource, {}, body).map(({ field, now }) => [field, now as IDataObject[string]]));
 }
