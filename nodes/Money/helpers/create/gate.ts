@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
@@ -21,11 +19,16 @@ type Refusal = (itemIndex: number) => NodeError;
 
 const LISTED = 8;
 
+/** "a, b, c and 4 more" past `most` names, else every one. */
+export function listed(names: string[], most: number): string {
+	return names.length > most ? `${names.slice(0, most).join(', ')} and ${names.length - most} more` : names.join(', ');
+}
+
 /** "item 2", "items 1, 2 and 3", "items 1, 2, 3, 4, 5, 6 and 94 more" (1-based). */
 export function itemList(indices: number[]): string {
 	const numbers = indices.map((index) => String(index + 1));
 	if (numbers.length === 1) return `item ${numbers[0]}`;
-	if (numbers.length > LISTED) return `items ${numbers.slice(0, LISTED - 2).join(', ')} and ${numbers.length - LISTED + 2} more`;
+	if (numbers.length > LISTED) return `items ${listed(numbers, LISTED - 2)}`;
 	return `items ${numbers.slice(0, -1).join(', ')} and ${numbers[numbers.length - 1]}`;
 }
 
@@ -75,7 +78,7 @@ function referencesRefusal(context: IExecuteFunctions, resource: TransactionReso
 	const byReference = new Map<string, CreateRow[]>();
 	for (const row of rows) if (row.businessReference !== '') byReference.set(row.businessReference, [...(byReference.get(row.businessReference) ?? []), row]);
 	const shared = [...byReference]
-		.filter(([, sharing]) => new Set(sharing.flatMap((row) => (row.body ? [createHash('sha256').update(stableStringify(row.body)).digest('hex')] : []))).size > 1)
+		.filter(([, sharing]) => new Set(sharing.flatMap((row) => (row.body ? [stableStringify(row.body)] : []))).size > 1)
 		.map(([reference, sharing]) => ({ reference, items: sharing.map((row) => row.itemIndex) }));
 	const [whitespace, empty, inexact] = [of('whitespace'), of('empty'), of('inexactNumber')];
 	const parts = [

@@ -58,7 +58,7 @@ export function stableStringify(value: unknown): string {
 	return JSON.stringify(value) ?? 'null';
 }
 
-function sha256(text: string): string {
+export function sha256(text: string): string {
 	return createHash('sha256').update(text).digest('hex');
 }
 

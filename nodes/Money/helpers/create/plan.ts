@@ -1,11 +1,9 @@
-import { createHash } from 'node:crypto';
-
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import { type NodeError, notSent } from '../../../transport/errors';
-import { itemList } from './gate';
-import { movementChanges, stableStringify } from './memory';
+import { itemList, listed } from './gate';
+import { movementChanges, sha256, stableStringify } from './memory';
 import { type CreateRow, identityAsGiven, identityOf } from './rows';
 
 /**
@@ -35,8 +33,6 @@ export interface Approval {
 	/** Why the run is refused whole. */
 	refusal?: NodeError;
 }
-
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** What a row moves: its movementFields, as the row sets them. */
 function movementOf(resource: TransactionResource, body: IDataObject): IDataObject {
@@ -97,10 +93,6 @@ function rowName(resource: TransactionResource, { reference, shown }: Compared):
 	return `${reference ?? 'a row without a Business Reference'} (${String(shown.amount)} ${String(shown.currency)} ${resource === 'payout' ? 'to' : 'from'} ${String(party)})`;
 }
 
-function listed(names: string[]): string {
-	return names.length > LISTED ? `${names.slice(0, LISTED).join(', ')} and ${names.length - LISTED} more` : names.join(', ');
-}
-
 /** Rows of the approved plan and of the run, paired by Business Reference: added, removed, changed (with the fields the preview shows). */
 function differences(approved: Compared[], now: Compared[]) {
 	const added: Compared[] = [];
@@ -143,15 +135,15 @@ function planRefusal(context: IExecuteFunctions, resource: TransactionResource, 
 	const { added, removed, changed } = differences(approvedRows, nowRows);
 	const clientChanged = planId(resource, plan.client, approvedRows.map((row) => row.part)) !== approved;
 	const parts: string[] = [];
-	if (added.length > 0) parts.push(`${added.length} ${added.length === 1 ? 'row' : 'rows'} added since the approval: ${listed(added.map((row) => rowName(resource, row)))}`);
-	if (removed.length > 0) parts.push(`${removed.length} removed: ${listed(removed.map((row) => rowName(resource, row)))}`);
+	if (added.length > 0) parts.push(`${added.length} ${added.length === 1 ? 'row' : 'rows'} added since the approval: ${listed(added.map((row) => rowName(resource, row)), LISTED)}`);
+	if (removed.length > 0) parts.push(`${removed.length} removed: ${listed(removed.map((row) => rowName(resource, row)), LISTED)}`);
 	if (changed.length > 0) {
 		const named = changed.map((pair) => {
 			const fields = fieldChanges(pair);
 			const what = fields.length > 0 ? fields.map(({ field, approved: was, now }) => `${field} ${String(was)} → ${String(now)}`).join(', ') : 'Account Number, or whether it can be sent';
 			return `${pair.after.reference ?? 'a row without a Business Reference'} (${what})`;
 		});
-		parts.push(`${changed.length} changed: ${listed(named)}`);
+		parts.push(`${changed.length} changed: ${listed(named, LISTED)}`);
 	}
 	if (clientChanged) parts.push(`the credential now goes to the Money API ${plan.client}, not to the API client of the approved plan`);
 	details.added = added.map((row) => row.reference);

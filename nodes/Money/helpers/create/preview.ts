@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { TransactionResource } from '../../../api/values';
 import { moneyApiError, type NodeError } from '../../../transport/errors';
 import type { MoneyApiAnswer } from '../../../transport/request';
-import { debitsWallet, itemList, requiredReferenceRefusal, type WalletBalance } from './gate';
+import { debitsWallet, itemList, listed, requiredReferenceRefusal, type WalletBalance } from './gate';
 import { durationText, type PacingSettings, VelocityPacer } from './pacing';
 import type { Plan } from './plan';
 import type { CreateRow } from './rows';
@@ -118,11 +118,10 @@ export class Preview {
 			this.stopsAt !== undefined
 				? `; On Error is Stop Workflow: the run stops at item ${this.stopsAt + 1}${notReached > 0 ? ` and does not reach ${notReached === 1 ? 'the row' : `the ${notReached} rows`} after it` : ''}`
 				: '';
-		const listed = refused.length > 10 ? `${refused.slice(0, 10).join(', ')} and ${refused.length - 10} more` : refused.join(', ');
 		const replayed = rows.filter((row) => row.wouldSend && row.moves === false).length;
 		const again = replayed > 0 ? ` (${replayed} of them made before in this execution: answered from the API's record, they move nothing)` : '';
 		const sent = rows.filter((row) => row.wouldSend).length;
-		const counts = `Money ${resource} preview, nothing was sent: ${sent} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed})` : ''}${stop}`;
+		const counts = `Money ${resource} preview, nothing was sent: ${sent} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed(refused.map(String), 10)})` : ''}${stop}`;
 		return [counts, this.totalsLine(), this.durationLine(), this.planLine()];
 	}
 
