@@ -2,6 +2,7 @@ import type { ClientPatch, ClientView, IdempotencyFingerprint, ListTieOrder } fr
 import type { Counters, SeedRequest, TransactionEnvelope, WebhookScheme } from '../domain/types';
 import type { FaultSpec } from '../faults/injector';
 import type { FinalStatus, HealthReport, SandboxControl, SandboxInfo } from './types';
+import { fetchText } from './fetch-text';
 import type { Ledger } from './types';
 
 const ACTION_BY_STATUS: Record<FinalStatus, string> = {
@@ -15,7 +16,7 @@ const ACTION_BY_STATUS: Record<FinalStatus, string> = {
 export const DEFAULT_CONTROL_TIMEOUT_MS = 30_000;
 
 export interface SandboxControlClientOptions {
-	/** Per-call bound in milliseconds (AbortSignal.timeout); null: no bound. Default 30 000. */
+	/** Per-call bound in milliseconds (fetch-text.ts); null: no bound. Default 30 000. */
 	timeoutMs?: number | null;
 }
 
@@ -50,49 +51,20 @@ export class SandboxControlClient implements SandboxControl {
 	 * rejects with a SandboxControlError.
 	 */
 	async call<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-		const response = await this.exchange(`${this.controlUrl}${path}`, {
+		const response = await fetchText(`${this.controlUrl}${path}`, {
 			method,
 			headers: body === undefined ? {} : { 'content-type': 'application/json' },
 			body: body === undefined ? undefined : JSON.stringify(body),
+			timeoutMs: this.timeoutMs,
 		});
 		const text = response.text;
 		const parsed = parseAnswer(text);
-		if (!response.ok) {
+		if (response.status < 200 || response.status >= 300) {
 			const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
 			const message = fields.message ?? `control call ${method} ${path} failed: HTTP ${response.status} ${text.slice(0, 300)}`;
 			throw new SandboxControlError(response.status, String(fields.error ?? 'error'), String(message));
 		}
 		return parsed as T;
-	}
-
-	/**
-	 * One request and its whole answer, bounded by a timer of its own: Node's fetch, aborted while it
-	 * reads a body, leaves that read pending for ever (nodejs/node#56917), and a collected
-	 * AbortSignal.timeout never fires; the abort here only frees the connection.
-	 */
-	private async exchange(url: string, init: RequestInit): Promise<{ ok: boolean; status: number; text: string }> {
-		const read = async (signal?: AbortSignal) => {
-			const response = await fetch(url, { ...init, signal });
-			return { ok: response.ok, status: response.status, text: await response.text() };
-		};
-		if (this.timeoutMs === null) return await read();
-		const limit = this.timeoutMs;
-		const controller = new AbortController();
-		let timer: NodeJS.Timeout | undefined;
-		const expired = new Promise<never>((_, reject) => {
-			timer = setTimeout(() => {
-				const error = new Error(`timeout after ${limit} ms: no answer from ${url}`);
-				controller.abort(error);
-				reject(error);
-			}, limit);
-		});
-		const answer = read(controller.signal);
-		answer.catch(() => undefined);
-		try {
-			return await Promise.race([answer, expired]);
-		} finally {
-			clearTimeout(timer);
-		}
 	}
 
 	async setStatus(reference: string, status: FinalStatus): Promise<TransactionEnvelope> {

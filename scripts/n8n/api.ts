@@ -5,6 +5,10 @@
 
 import * as crypto from 'node:crypto';
 
+import { fetchText } from '../../sandbox/control/fetch-text';
+
+export { fetchText };
+
 /** A workflow, credential or execution as n8n's APIs return them: JSON whose shape the callers know. */
 export type Json = any;
 
@@ -40,41 +44,6 @@ export interface HttpAnswer {
 	headers: Headers;
 	json: Json;
 	text: string;
-}
-
-/**
- * One request and its whole answer, ended by `timeoutMs` or `signal` (rejecting) whatever state the
- * exchange is in. Node's fetch cannot be trusted to end it alone: aborted while it reads a body, it
- * leaves that read pending for ever (nodejs/node#56917: no socket, no timer, nothing to wake it),
- * and it keeps only a weak reference to its signal, so a collected AbortSignal.timeout never fires.
- * Here a timer of its own rejects, and the abort only frees the connection.
- */
-export async function fetchText(url: string, init: RequestInit & { timeoutMs: number }): Promise<{ status: number; headers: Headers; text: string }> {
-	const { timeoutMs, signal, ...rest } = init;
-	const controller = new AbortController();
-	let timer: NodeJS.Timeout | undefined;
-	let onAbort = () => {};
-	const ended = new Promise<never>((_, reject) => {
-		const end = (reason: unknown) => {
-			controller.abort(reason);
-			reject(reason);
-		};
-		timer = setTimeout(() => end(new Error(`no answer from ${url} within ${timeoutMs} ms`)), timeoutMs);
-		onAbort = () => end(signal?.reason ?? new Error('aborted'));
-		if (signal?.aborted) onAbort();
-		else signal?.addEventListener('abort', onAbort, { once: true });
-	});
-	const exchange = (async () => {
-		const res = await fetch(url, { ...rest, signal: controller.signal });
-		return { status: res.status, headers: res.headers, text: await res.text() };
-	})();
-	exchange.catch(() => undefined);
-	try {
-		return await Promise.race([exchange, ended]);
-	} finally {
-		clearTimeout(timer);
-		signal?.removeEventListener('abort', onAbort);
-	}
 }
 
 export async function httpJson(

@@ -51,12 +51,7 @@ export function moneyTriggerWithCode(id: string, typeVersion: number): { workflo
 	const webhookId = webhookIdFor(`queue money trigger ${id}`);
 	const workflow = chain(id, `queue money trigger ${typeVersion}, code node writing static data`, [
 		{ ...node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }), typeVersion },
-		{
-			name: 'Count Runs',
-			type: 'n8n-nodes-base.code',
-			typeVersion: 2,
-			parameters: { jsCode: "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();" },
-		},
+		node.staticDataCounter(),
 	]);
 	return { workflow, webhookId };
 }

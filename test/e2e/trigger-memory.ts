@@ -34,12 +34,7 @@ export function build(ctx: E2eContext): CasePart {
 	workflows.push(
 		chain(codeId, 'e2e money trigger memory, a Code node writing static data', [
 			node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ALL_STATUSES }), { webhookId: codeWebhookId }),
-			{
-				name: 'Count Runs',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				parameters: { jsCode: "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();" },
-			},
+			node.staticDataCounter(),
 		]),
 	);
 	/** The same with the Money Trigger of version 2.1, which refuses it. */
@@ -47,12 +42,7 @@ export function build(ctx: E2eContext): CasePart {
 	workflows.push(
 		chain(codeId21, 'e2e money trigger 2.1, a Code node writing static data', [
 			{ ...node.moneyTrigger('Money Trigger', moneyTriggerParams({ statuses: ALL_STATUSES }), { webhookId: webhookIdFor('e2e trigger memory code 2.1') }), typeVersion: 2.1 },
-			{
-				name: 'Count Runs',
-				type: 'n8n-nodes-base.code',
-				typeVersion: 2,
-				parameters: { jsCode: "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();" },
-			},
+			node.staticDataCounter(),
 		]),
 	);
 	const url = () => `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;

@@ -63,6 +63,14 @@ export function credentialRef(cred: CredentialRef = CREDENTIAL) {
 export const node = {
 	manualTrigger: (name = 'Start'): WorkflowNode => ({ name, type: TYPES.manualTrigger, typeVersion: 1, parameters: {} }),
 
+	/** A Code node "Count Runs" that writes the workflow's static data, as a user's run counter would. */
+	staticDataCounter: (): WorkflowNode => ({
+		name: 'Count Runs',
+		type: 'n8n-nodes-base.code',
+		typeVersion: 2,
+		parameters: { jsCode: "const data = $getWorkflowStaticData('global');\ndata.runs = (data.runs || 0) + 1;\nreturn $input.all();" },
+	}),
+
 	/** Set node: `fields` {name: value|expression}; strings only unless typed as [value, type]. */
 	set: (name: string, fields: Record<string, unknown>, { includeOtherFields = false } = {}): WorkflowNode => ({
 		name,

@@ -403,8 +403,10 @@ export class WebhookHarness {
 		};
 	}
 
-	/** n8n's context for the webhook methods, over the Workflow n8n built for the (de)activation. */
-	/** As n8n calls the webhook methods: on publishing, or (testMode) as TestWebhooks does when the editor listens. */
+	/**
+	 * n8n's context for the webhook methods, over the Workflow n8n built for the (de)activation: on
+	 * publishing, or (testMode) as TestWebhooks does when the editor listens.
+	 */
 	private hookContext(workflow: Workflow): HookContext {
 		const mode = this.options.testMode ? 'manual' : 'trigger';
 		const additionalData = this.additionalData(randomUUID(), mode);
