@@ -27,6 +27,7 @@ import { reconcileFigures, reconcileUnmeasured } from './figures/reconcile';
 import { returnAllFigures, returnAllUnmeasured } from './figures/return-all';
 import { serverPerCallFigures } from './figures/server-per-call';
 import { tieGroupFigures } from './figures/tie-groups';
+import { backstopFigures } from './figures/backstop';
 import { sandboxFigures } from './figures/sandbox';
 import { tokenFigures } from './figures/token';
 import { memoryFigures, webhookFigures } from './figures/webhook';
@@ -216,6 +217,7 @@ async function main(): Promise<number> {
 		await group('webhook', async () => [
 			...(await webhookFigures(await sharedContext(), { deliveries: plan.webhookDeliveries, runs: plan.runs })),
 			...memoryFigures({ runs: plan.runs }),
+			...backstopFigures({ runs: plan.runs }),
 		]);
 		await closeContext();
 		await group('server', () => serverPerCallFigures({ calls: plan.serverCalls, runs: plan.serverRuns }));

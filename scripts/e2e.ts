@@ -40,6 +40,7 @@ import * as retryChanges from '../test/e2e/retry-changes';
 import * as secretScan from '../test/e2e/secret-scan';
 import * as subWorkflows from '../test/e2e/sub-workflows';
 import * as triggerAssumptions from '../test/e2e/trigger-assumptions';
+import * as triggerBackstop from '../test/e2e/trigger-backstop';
 import * as triggerConfirm from '../test/e2e/trigger-confirm';
 import * as triggerHorizon from '../test/e2e/trigger-horizon';
 import * as triggerLabelsSecret from '../test/e2e/trigger-labels-secret';
@@ -76,7 +77,7 @@ const REPO = path.resolve(__dirname, '..');
  */
 const PARTS = {
 	payments: [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, approval],
-	poll: [pollTrigger, completeReads],
+	poll: [pollTrigger, completeReads, triggerBackstop],
 	webhook: [triggerHorizon, triggerAssumptions, triggerMemory, triggerCost, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle],
 };
 const partArg = process.argv.findIndex((a) => a === '--part' || a.startsWith('--part='));

@@ -11,7 +11,8 @@ import { recentReversals, wantsReversals } from './polling/reversals';
 import { emitEvents } from './polling/emissions';
 import { claimPoll } from './polling/inFlight';
 import { DEFAULT_MAX_WATCHED, settingsOf, tooManyToWatch, type PollSettings } from './polling/settings';
-import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES } from './polling/state';
+import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES, type PollState } from './polling/state';
+import { backstopSettingsOf, backstopState, DEFAULT_GRACE_MINUTES, handOver, reportFailure } from './polling/backstop';
 
 export class MoneyPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -43,6 +44,41 @@ export class MoneyPollTrigger implements INodeType {
 			},
 			statusesFilter,
 			channelsFilter,
+			{
+				displayName: 'Backstop a Money Trigger',
+				name: 'backstop',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to hand each event no webhook delivery brought within the grace period to the Money Trigger of this workflow, instead of starting the workflow itself. The Money Trigger runs each event once, whichever way it came.',
+			},
+			{
+				displayName:
+					'This trigger starts no execution itself: the Money Trigger named below runs what it hands over, with source "poll". Use the same credential, Resource and Statuses on both, and keep the workflow published.',
+				name: 'backstopNotice',
+				type: 'notice',
+				default: '',
+				displayOptions: { show: { backstop: [true] } },
+			},
+			{
+				displayName: 'Money Trigger Name',
+				name: 'moneyTrigger',
+				type: 'string',
+				default: 'Money Trigger',
+				required: true,
+				displayOptions: { show: { backstop: [true] } },
+				description: 'The name of the Money Trigger node in this workflow that runs the events',
+			},
+			{
+				displayName: 'Grace Period (Minutes)',
+				name: 'gracePeriodMinutes',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: DEFAULT_GRACE_MINUTES,
+				displayOptions: { show: { backstop: [true] } },
+				description:
+					'How long after a poll first sees an event it waits for the webhook delivery before handing the event over. Every event runs within this period plus the poll interval of the poll that sees it.',
+			},
 			{
 				displayName: 'Options',
 				name: 'options',
@@ -113,9 +149,35 @@ export class MoneyPollTrigger implements INodeType {
 	}
 }
 
-/** One scheduled poll: reads, then saves the state and emits what is new itself (polling/emissions.ts), so it returns null. */
+/**
+ * One scheduled poll: reads, then saves the state and emits what is new itself (polling/emissions.ts),
+ * or as a backstop hands it to the Money Trigger (polling/backstop.ts); so it returns null.
+ */
 async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<null> {
+	const backstop = backstopSettingsOf(context);
+	if (backstop) {
+		const { state, memory } = backstopState(context);
+		let fresh: MoneyEventItem[];
+		try {
+			fresh = await observeAll(context, state, settings);
+		} catch (error) {
+			// Nothing observed is kept: the next poll reads again from the same state.
+			reportFailure(context, error);
+			return null;
+		}
+		await handOver(context, state, fresh, backstop, memory);
+		return null;
+	}
 	const state = loadState(context);
+	const again = emitEvents(context, state, await observeAll(context, state, settings));
+	if (again > 0) {
+		context.logger.warn('Money Poll Trigger emits again events n8n could not start an execution for', { node: context.getNode().name, events: again });
+	}
+	return null;
+}
+
+/** Reads what changed since the state's last poll into the state; returns the new events. */
+async function observeAll(context: IPollFunctions, state: PollState, settings: PollSettings): Promise<MoneyEventItem[]> {
 	forgetUnselected(state, settings.resources);
 	const emitted: MoneyEventItem[] = [];
 	const listed = new Set<string>();
@@ -134,10 +196,5 @@ async function pollOnce(context: IPollFunctions, settings: PollSettings): Promis
 	emitted.push(...(await recheckWatched(context, state, settings, listed)));
 	forgetStatusesBeyond(state, MAX_REMEMBERED_STATUSES + listed.size + settings.maxChecks);
 	if (state.watch.length > settings.maxWatched) throw tooManyToWatch(context, state.watch.length, settings);
-
-	const again = emitEvents(context, state, emitted);
-	if (again > 0) {
-		context.logger.warn('Money Poll Trigger emits again events n8n could not start an execution for', { node: context.getNode().name, events: again });
-	}
-	return null;
+	return emitted;
 }

@@ -9,15 +9,17 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE, TRANSACTION_RESOURCES } from '../api/values';
 import { resourceOptions } from '../api/options';
+import { ANSWERED_BY_TRIGGER_HEADER, parseHandOver } from '../events/backstop';
 import { confirmWithApi } from '../events/confirm';
 import { channelsFilter, statusesFilter } from '../events/filterFields';
 import { asStringList, passesFilters } from '../events/filters';
-import { buildEventItem } from '../events/item';
+import { buildEventItem, type MoneyEventItem } from '../events/item';
 import { statusOfEnvelope } from '../events/envelope';
 import { parseWebhookEvent, type MoneyEvent } from '../events/parse';
 import { publishRefusal } from './activation';
 import { acknowledge, respond } from './answers';
-import { claim, type Delivery } from './memory/delivery';
+import { claim, keepCheckpoint, type Delivery } from './memory/delivery';
+import { isN8n1, workflowMemory } from './memory/workflowMemory';
 import { verifyDelivery, WEBHOOK_NAME } from './verifyDelivery';
 
 export class MoneyTrigger implements INodeType {
@@ -136,12 +138,18 @@ export class MoneyTrigger implements INodeType {
 		],
 	};
 
-	// Nothing is registered anywhere, and nothing is written to the static data: n8n saves the static
-	// data as it loaded it after these methods when one of them changed it, which would write back an
-	// older copy of the trigger's memory over events saved meanwhile (docs/webhook-memory.md).
+	// Nothing is registered anywhere but in this process's memory (the Production URL, for a backstop
+	// poll: events/backstop.ts), and nothing is written to the static data: n8n saves the static data as it
+	// loaded it after these methods when one of them changed it, which would write back an older copy
+	// of the trigger's memory over events saved meanwhile (docs/webhook-memory.md).
 	webhookMethods = {
 		default: {
 			async checkExists(this: IHookFunctions): Promise<boolean> {
+				const url = this.getNodeWebhookUrl(WEBHOOK_NAME);
+				if (url && this.getMode() !== 'manual') {
+					const memory = workflowMemory(`production:${this.getWorkflow().id ?? ''}`, isN8n1(this.getKnownNodeTypes()));
+					memory.noteTrigger(this.getNode().name, { url, node: this.getNode().id });
+				}
 				return (await publishRefusal(this)) === null;
 			},
 			async create(this: IHookFunctions): Promise<boolean> {
@@ -156,9 +164,20 @@ export class MoneyTrigger implements INodeType {
 	};
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		this.getResponseObject().setHeader(ANSWERED_BY_TRIGGER_HEADER, 'money-trigger');
 		const verified = await verifyDelivery(this);
 		if (!verified.ok) return respond(this, verified);
-		const parsed = parseWebhookEvent(verified.rawBody);
+		let body = verified.rawBody;
+		if (verified.handOver) {
+			const handOver = parseHandOver(body);
+			if (!handOver) return respond(this, { status: 400, error: 'malformed-event' });
+			if ('checkpoint' in handOver) {
+				await keepCheckpoint(this, handOver.node, handOver.checkpoint);
+				return acknowledge('checkpoint-kept');
+			}
+			body = Buffer.from(JSON.stringify(handOver.event));
+		}
+		const parsed = parseWebhookEvent(body);
 		if (!parsed.ok) return respond(this, { status: 400, error: 'malformed-event' });
 		const event = parsed.event;
 		// Every event of the Money API is about a transaction (docs/decisions.md#d1); the memory knows
@@ -170,12 +189,17 @@ export class MoneyTrigger implements INodeType {
 		if (delivery === 'stale') return acknowledge('stale-status');
 		if (delivery === 'in-flight') return respond(this, { status: 409, error: 'event-in-flight', retryLater: true });
 		// Should anything below throw, n8n answers 500 and the delivery's claim ends with that answer.
-		return await handleClaimed(this, { ...event, reference: event.reference }, delivery);
+		return await handleClaimed(this, { ...event, reference: event.reference }, delivery, verified.handOver ? 'poll' : 'webhook');
 	}
 }
 
 /** What the trigger does with an event it holds the claim on: answer it, or hand it to n8n to run. */
-async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent & { reference: string }, delivery: Delivery): Promise<IWebhookResponseData> {
+async function handleClaimed(
+	context: IWebhookFunctions,
+	event: MoneyEvent & { reference: string },
+	delivery: Delivery,
+	source: MoneyEventItem['source'],
+): Promise<IWebhookResponseData> {
 	let envelope = event.envelope;
 	let resource = event.resource;
 	let confirmed = false;
@@ -208,7 +232,7 @@ async function handleClaimed(context: IWebhookFunctions, event: MoneyEvent & { r
 	const item = buildEventItem({
 		id: event.id,
 		event: resource ? undefined : event.event,
-		source: 'webhook',
+		source,
 		resource,
 		envelope,
 		occurredAt: event.occurredAt,

@@ -1,7 +1,9 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { HAND_OVER_HEADER, verifyHandOver } from '../events/backstop';
 import {
 	DEFAULT_MAX_BODY_BYTES,
+	singleHeader,
 	signedPathCandidates,
 	verifyWebhookSignature,
 	type WebhookSchemeSetting,
@@ -11,7 +13,8 @@ import { webhookSecret } from './webhookSecret';
 
 /** Checks a delivery before anything is read from it: configured, sized, signed with the secret. */
 
-export type Verified = { ok: true; rawBody: Buffer } | { ok: false; status: number; error: string };
+/** `handOver`: from the workflow's backstop Money Poll Trigger (events/backstop.ts), not from the API. */
+export type Verified = { ok: true; rawBody: Buffer; handOver: boolean } | { ok: false; status: number; error: string };
 
 /** The trigger's one webhook (its description's `webhooks[0].name`). */
 export const WEBHOOK_NAME = 'default';
@@ -58,11 +61,18 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 	if (!rawBody) return { ok: false, status: 400, error: 'body-unreadable' };
 	if (rawBody.length > maxBytes) return { ok: false, status: 413, error: 'body-too-large' };
 
+	const handOver = singleHeader(req.headers, HAND_OVER_HEADER);
+	if (handOver !== undefined) {
+		// A backstop hands over to the Production URL only: never a test event.
+		const paths = signedPathCandidates({ requestUrl: req.originalUrl ?? req.url, publicUrl: context.getNodeWebhookUrl(WEBHOOK_NAME) });
+		const valid = context.getMode() !== 'manual' && verifyHandOver(secret, handOver, rawBody, paths);
+		return valid ? { ok: true, rawBody, handOver: true } : { ok: false, status: 401, error: 'invalid-signature' };
+	}
 	const signedPaths = signedPathCandidates({
 		requestUrl: req.originalUrl ?? req.url,
 		publicUrl: publicUrlOf(context, typeof options.signedPath === 'string' ? options.signedPath : ''),
 	});
 	const verification = verifyWebhookSignature({ scheme, secret, rawBody, headers: req.headers, signedPaths });
 	if (!verification.ok) return { ok: false, status: 401, error: verification.reason };
-	return { ok: true, rawBody };
+	return { ok: true, rawBody, handOver: false };
 }

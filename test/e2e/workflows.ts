@@ -235,6 +235,37 @@ export function chain(id: string, name: string, nodes: WorkflowNode[]): Workflow
 	return { id, name, active: false, nodes: full, connections, settings: { executionOrder: 'v1' }, pinData: {} };
 }
 
+/**
+ * A Money Trigger on completed charges → Set node "Received", and an unconnected Money Poll Trigger
+ * "Backstop" set as its backstop (docs/webhook-memory.md, the backstop), polling every minute and
+ * re-checking up to 1,000 PENDING charges a poll. `backstopFor`: the trigger name it is given.
+ */
+export function moneyTriggerWithBackstop(id: string, name: string, webhookId: string, { graceMinutes, backstopFor = 'Money Trigger' }: { graceMinutes: number; backstopFor?: string }): Workflow {
+	const workflow = chain(id, name, [
+		node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }),
+		node.set('Received', { received: 'yes' }, { includeOtherFields: true }),
+	]);
+	workflow.nodes.push({
+		id: `${id}-poll`,
+		name: 'Backstop',
+		type: TYPES.moneyPollTrigger,
+		typeVersion: 1,
+		position: [0, 300],
+		parameters: {
+			pollTimes: { item: [{ mode: 'everyMinute' }] },
+			resource: 'charge',
+			statuses: ['COMPLETED'],
+			channels: [],
+			backstop: true,
+			moneyTrigger: backstopFor,
+			gracePeriodMinutes: graceMinutes,
+			options: { maxChecksPerPoll: 1000 },
+		},
+		credentials: credentialRef(),
+	});
+	return workflow;
+}
+
 /** A uuid-shaped webhook id, stable per name (so URLs are predictable). */
 export function webhookIdFor(name: string): string {
 	const hex = crypto.createHash('sha256').update(name).digest('hex');

@@ -148,10 +148,14 @@ describe('example workflows run as shipped', () => {
 		expect(report.binary?.data.mimeType).toBe('text/csv');
 	});
 
-	it('ships a fulfilment workflow whose trigger listens for completed charges only', () => {
+	it('ships a fulfilment workflow whose trigger listens for completed charges only, backed by a backstop poll', () => {
 		const definition = example('fulfil-order-on-charge.json');
 		const trigger = definition.nodes.find((node) => node.type === 'n8n-nodes-money.moneyTrigger')!;
 		expect(trigger.parameters).toMatchObject({ resources: ['charge'], statuses: ['COMPLETED'] });
 		expect(definition.connections[trigger.name]).toBeDefined();
+		const backstop = definition.nodes.find((node) => node.type === 'n8n-nodes-money.moneyPollTrigger')!;
+		expect(backstop.parameters).toMatchObject({ backstop: true, moneyTrigger: trigger.name, resource: 'charge', statuses: ['COMPLETED'] });
+		expect(backstop.credentials).toEqual(trigger.credentials);
+		expect(definition.connections[backstop.name]).toBeUndefined();
 	});
 });

@@ -55,6 +55,14 @@ export interface PollState extends IDataObject {
 	referenceOrder: string[];
 	/** Events n8n could not start an execution for, until an emit of them is known to have started (polling/emissions.ts). */
 	retry?: MoneyEventItem[];
+	/** A backstop's events not yet handed over to the Money Trigger (polling/backstop.ts). */
+	handOver?: WaitingEvent[];
+}
+
+/** An event a backstop poll saw, and when (ms). */
+export interface WaitingEvent extends IDataObject {
+	event: MoneyEventItem;
+	seenAt: number;
 }
 
 const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder', 'retry'];
@@ -91,7 +99,11 @@ function reversalMemory(value: unknown): ReversalMemory | undefined {
 
 /** A copy of the saved state, changed freely and saved only by saveState. */
 export function loadState(context: IPollFunctions): PollState {
-	const saved = context.getWorkflowStaticData('global')[stateKey(context.getNode())];
+	return parseState(context.getWorkflowStaticData('global')[stateKey(context.getNode())]);
+}
+
+/** A state from its saved form (also a backstop's checkpoint: polling/backstop.ts), as a copy. */
+export function parseState(saved: unknown): PollState {
 	const copy = JSON.parse(JSON.stringify(saved ?? {})) as IDataObject;
 	return {
 		cursors: record<number>(copy.cursors),
@@ -104,6 +116,7 @@ export function loadState(context: IPollFunctions): PollState {
 		statuses: record<string[]>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
 		retry: Array.isArray(copy.retry) ? (copy.retry as MoneyEventItem[]) : undefined,
+		handOver: Array.isArray(copy.handOver) ? (copy.handOver as WaitingEvent[]) : undefined,
 	};
 }
 

@@ -1,10 +1,12 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../api/values';
+import type { Checkpoint } from '../../events/backstop';
 import { referenceKey } from '../../events/memory';
 import { Claims } from './claims';
 import type { HeldTurn } from './saveTurns';
 import { transactionHash, type TransactionStatuses } from './statuses';
+import { WEBHOOK_NAME } from '../verifyDelivery';
 import { isN8n1, MEMORY_KEY, workflowMemory, type WorkflowMemory } from './workflowMemory';
 
 /**
@@ -51,12 +53,8 @@ export interface ClaimedEvent {
  * test) is taken in first.
  */
 export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery | 'duplicate' | 'stale' | 'in-flight' {
-	const production = context.getMode() !== 'manual';
+	const { scope, memory, global } = memoryOf(context);
 	const nodeId = context.getNode().id;
-	const scope = `${production ? 'production' : 'test'}:${context.getWorkflow().id ?? ''}`;
-	const memory = workflowMemory(scope, isN8n1(context.getKnownNodeTypes()));
-	const global = production ? context.getWorkflowStaticData('global') : undefined;
-	if (global) memory.absorb(global[MEMORY_KEY]);
 	const hash = transactionHash(referenceKey(event.resource, event.reference));
 	const transactionKey = `${scope}:${nodeId}:${hash}`;
 	const delivery = new Delivery(transactionKey, event.status, memory, memory.node(nodeId), hash, global);
@@ -68,6 +66,36 @@ export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery
 	}
 	delivery.watch(context);
 	return delivery;
+}
+
+/**
+ * The workflow's memory in this process, with the copy the request loaded taken in (production
+ * only: n8n saves none in a test), and the request's static data to save it in.
+ */
+function memoryOf(context: IWebhookFunctions): { scope: string; memory: WorkflowMemory; global: IDataObject | undefined } {
+	const production = context.getMode() !== 'manual';
+	const scope = `${production ? 'production' : 'test'}:${context.getWorkflow().id ?? ''}`;
+	const memory = workflowMemory(scope, isN8n1(context.getKnownNodeTypes()));
+	const global = production ? context.getWorkflowStaticData('global') : undefined;
+	if (global) {
+		memory.absorb(global[MEMORY_KEY]);
+		const url = context.getNodeWebhookUrl(WEBHOOK_NAME);
+		if (url) memory.noteTrigger(context.getNode().name, { url, node: context.getNode().id });
+	}
+	return { scope, memory, global };
+}
+
+/**
+ * Keeps a backstop poll's state (events/backstop.ts) and has n8n save it with the memory before it
+ * answers, in this delivery's turn (saveTurns.ts). A test request keeps nothing.
+ */
+export async function keepCheckpoint(context: IWebhookFunctions, nodeId: string, checkpoint: Checkpoint): Promise<void> {
+	const { memory, global } = memoryOf(context);
+	if (!global) return;
+	memory.keepCheckpoint(nodeId, checkpoint);
+	const turn = await memory.saveTurns.take();
+	context.getResponseObject().once('prefinish', () => turn());
+	global[MEMORY_KEY] = memory.storedForm(() => turn.saving());
 }
 
 export class Delivery {

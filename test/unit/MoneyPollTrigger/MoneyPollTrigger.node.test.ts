@@ -12,7 +12,9 @@ describe('Money Poll Trigger description', () => {
 		expect(description.inputs).toEqual([]);
 		expect(description.webhooks).toBeUndefined();
 		const properties = description.properties;
-		expect(properties.map((property) => property.name)).toEqual(['resource', 'statuses', 'channels', 'options']);
+		expect(properties.map((property) => property.name)).toEqual(['resource', 'statuses', 'channels', 'backstop', 'backstopNotice', 'moneyTrigger', 'gracePeriodMinutes', 'options']);
+		expect(parameter(properties, 'backstop').default).toBe(false);
+		for (const name of ['backstopNotice', 'moneyTrigger', 'gracePeriodMinutes']) expect(parameter(properties, name).displayOptions).toEqual({ show: { backstop: [true] } });
 		expect(values(parameter(properties, 'resource'))).toEqual(['charge', 'both', 'payout']);
 		expect(parameter(properties, 'resource').default).toBe('both');
 		expect(parameter(properties, 'statuses').default).toEqual(['CANCELLED', 'COMPLETED', 'FAILED', 'REVERSED']);

@@ -51,3 +51,52 @@ describe('the memory kept per n8n line', () => {
 		expect(bytesOf(memory)).toBeLessThan(50_000);
 	});
 });
+
+describe('what a backstop poll shares with the Money Trigger', () => {
+	it("says an event would not run when the named trigger node came with its status, or it is stale; another trigger node's memory does not count", () => {
+		const memory = new WorkflowMemory(false);
+		memory.node('a').advance(transactionHash('charge:CH-1'), 'COMPLETED');
+		memory.node('b').advance(transactionHash('payout:PO-1'), 'COMPLETED');
+		expect(memory.ran('a', 'charge', 'CH-1', 'COMPLETED')).toBe(true);
+		expect(memory.ran('a', 'charge', 'CH-1', 'PENDING')).toBe(true);
+		expect(memory.ran('a', 'charge', 'CH-1', 'REVERSED')).toBe(false);
+		expect(memory.ran('a', 'payout', 'CH-1', 'COMPLETED')).toBe(false);
+		expect(memory.ran('a', 'payout', 'PO-1', 'COMPLETED')).toBe(false);
+		expect(memory.ran('c', 'charge', 'CH-1', 'COMPLETED')).toBe(false);
+	});
+
+	it("keeps each trigger's Production URL and node as noted in this process, a stored one only where none was noted", () => {
+		const memory = new WorkflowMemory(false);
+		memory.noteTrigger('Money Trigger', { url: 'https://new/webhook/x/money', node: 'a' });
+		memory.absorb({ writer: 'other:1', nodes: {}, triggers: { 'Money Trigger': { url: 'https://old/webhook/x/money', node: 'a' }, Other: { url: 'https://old/webhook/y/money', node: 'b' }, Bad: { url: 1 } } });
+		expect(memory.trigger('Money Trigger')).toEqual({ url: 'https://new/webhook/x/money', node: 'a' });
+		expect(memory.trigger('Other')).toEqual({ url: 'https://old/webhook/y/money', node: 'b' });
+		expect(memory.trigger('Bad')).toBeUndefined();
+		expect(JSON.parse(JSON.stringify(memory.storedForm(() => undefined))).triggers).toEqual({
+			'Money Trigger': { url: 'https://new/webhook/x/money', node: 'a' },
+			Other: { url: 'https://old/webhook/y/money', node: 'b' },
+		});
+	});
+
+	it('saves no checkpoint older than 30 days (a backstop deleted or turned off)', () => {
+		const memory = new WorkflowMemory(false);
+		memory.keepCheckpoint('gone', { at: Date.now() - 31 * 24 * 3600_000, state: {} });
+		memory.keepCheckpoint('here', { at: Date.now(), state: {} });
+		expect(Object.keys(JSON.parse(JSON.stringify(memory.storedForm(() => undefined))).backstops)).toEqual(['here']);
+	});
+
+	it("keeps the newest checkpoint of each backstop, in its own copies and from another process's", () => {
+		const memory = new WorkflowMemory(false);
+		const t = Date.now();
+		memory.keepCheckpoint('poll', { at: t + 2, state: { cursors: { charge: 2 } } });
+		memory.keepCheckpoint('poll', { at: t + 1, state: { cursors: { charge: 1 } } });
+		memory.absorb({ writer: 'other:1', nodes: {}, backstops: { poll: { at: t + 1, state: {} }, other: { at: t + 5, state: { x: 1 } } } });
+		expect(memory.checkpoint('poll')).toEqual({ at: t + 2, state: { cursors: { charge: 2 } } });
+		expect(memory.checkpoint('other')).toEqual({ at: t + 5, state: { x: 1 } });
+		memory.absorb({ writer: 'other:2', nodes: {}, backstops: { poll: { at: t + 3, state: { cursors: { charge: 3 } } } } });
+		expect(memory.checkpoint('poll')?.at).toBe(t + 3);
+		const copy = JSON.parse(JSON.stringify(memory.storedForm(() => undefined)));
+		expect(copy.backstops).toEqual({ poll: { at: t + 3, state: { cursors: { charge: 3 } } }, other: { at: t + 5, state: { x: 1 } } });
+		expect(JSON.parse(JSON.stringify(new WorkflowMemory(false).storedForm(() => undefined))).backstops).toBeUndefined();
+	});
+});

@@ -1,0 +1,258 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { MONEY_API_CREDENTIAL_TYPE } from '../../api/values';
+import { ANSWERED_BY_TRIGGER_HEADER, HAND_OVER_HEADER, handOverBody, signHandOver, type HandOver } from '../../events/backstop';
+import type { MoneyEventItem } from '../../events/item';
+import { referenceKey } from '../../events/memory';
+import { isN8n1, MEMORY_KEY, workflowMemory, type WorkflowMemory } from '../../MoneyTrigger/memory/workflowMemory';
+import { parseState, stateKey, type PollState, type WaitingEvent } from './state';
+
+/**
+ * The Poll Trigger as a backstop of the workflow's Money Trigger (docs/webhook-memory.md, "The
+ * backstop"). It reads the API as the Poll Trigger does, and hands each event no delivery brought
+ * within the grace period to the Money Trigger, which runs it unless its memory holds it: one
+ * memory judges every event, whichever way it came.
+ *
+ * n8n saves a poll's static data only when the poll emits, and then whole, from the copy it loaded
+ * when it activated the workflow: that would write an old copy of the Money Trigger's memory over
+ * the events saved since. So a backstop never emits and never writes its static data. Its state
+ * lives in this process between polls, and is handed to the Money Trigger as a checkpoint after
+ * each poll that changed it: the Money Trigger saves it with its memory, and a poll after a restart
+ * (or on another main process) continues from the newest one.
+ *
+ * It never throws: n8n runs the first poll when it publishes the workflow, and a poll that throws
+ * then fails the publish, the Money Trigger's webhook with it. What goes wrong is reported as a
+ * failed execution of the trigger (`__emitError`), and the events wait for the next poll.
+ */
+
+export interface BackstopSettings {
+	triggerName: string;
+	graceMs: number;
+}
+
+export const DEFAULT_GRACE_MINUTES = 5;
+const HAND_OVER_TIMEOUT_MS = 30_000;
+/** How long an event may wait past its grace period for n8n to answer (a restart, an upgrade) before the poll reports it. */
+const STALLED_MS = 15 * 60_000;
+
+export function backstopSettingsOf(context: IPollFunctions): BackstopSettings | null {
+	if (context.getNodeParameter('backstop', false) !== true) return null;
+	const name = context.getNodeParameter('moneyTrigger', 'Money Trigger');
+	const minutes = context.getNodeParameter('gracePeriodMinutes', DEFAULT_GRACE_MINUTES);
+	return {
+		triggerName: typeof name === 'string' && name.trim() !== '' ? name.trim() : 'Money Trigger',
+		graceMs: (typeof minutes === 'number' && Number.isFinite(minutes) && minutes >= 0 ? minutes : DEFAULT_GRACE_MINUTES) * 60_000,
+	};
+}
+
+interface Working {
+	state: PollState;
+	/** The checkpoint's time (ms), never behind one the Money Trigger kept: a newer kept one is another main process's. */
+	at: number;
+	/** The checkpoint as last handed over. */
+	handedOver: string;
+}
+
+/** Per workflow and backstop node, in this process. */
+const working = new Map<string, Working>();
+const MAX_WORKING = 1000;
+
+function workingKey(context: IPollFunctions): string {
+	return `${context.getWorkflow().id ?? ''}|${stateKey(context.getNode())}`;
+}
+
+/**
+ * A copy of the state the poll continues from: this process's, else the newest checkpoint the Money
+ * Trigger kept (in the static data n8n loaded when it activated the workflow), else the state the
+ * trigger saved before it was a backstop. Also the workflow's Money Trigger memory in this process.
+ */
+export function backstopState(context: IPollFunctions): { state: PollState; memory: WorkflowMemory } {
+	const memory = workflowMemory(`production:${context.getWorkflow().id ?? ''}`, isN8n1(context.getKnownNodeTypes()));
+	const global = context.getWorkflowStaticData('global');
+	memory.absorb(global[MEMORY_KEY]);
+	const node = context.getNode();
+	const kept = memory.checkpoint(node.id);
+	const mine = working.get(workingKey(context));
+	if (mine && (!kept || kept.at <= mine.at)) return { state: parseState(mine.state), memory };
+	return { state: parseState(kept ? kept.state : global[stateKey(node)]), memory };
+}
+
+/** What a poll reports instead of throwing. */
+export function reportFailure(context: IPollFunctions, error: unknown): void {
+	const reported = error instanceof NodeOperationError ? error : new NodeOperationError(context.getNode(), error instanceof Error ? error : String(error));
+	context.__emitError(reported);
+}
+
+/** The last answer a hand-over got that did not end it. */
+type Refusal = { status: number | null; byTrigger: boolean };
+
+/**
+ * Hands over each event seen at least the grace period ago that the named Money Trigger's memory in
+ * this process does not hold (in queue mode deliveries land on webhook processes: the Money
+ * Trigger's answer tells), then the state if it changed. An event the Money Trigger did not take
+ * waits for the next poll; when n8n does not answer (starting, down), so do the ones after it.
+ */
+export async function handOver(
+	context: IPollFunctions,
+	state: PollState,
+	fresh: MoneyEventItem[],
+	settings: BackstopSettings,
+	memory: WorkflowMemory,
+): Promise<void> {
+	const nowMs = Date.now();
+	const node = context.getNode().id;
+	const trigger = memory.trigger(settings.triggerName);
+	const { due, waiting } = sortEvents(state, fresh, memory, trigger?.node, nowMs, settings.graceMs);
+	delete state.retry;
+	if (!trigger) {
+		keep(context, state, [...due, ...waiting], nowMs);
+		return reportFailure(context, noTrigger(context, settings.triggerName));
+	}
+
+	const secret = await webhookSecretOf(context);
+	const left: WaitingEvent[] = [];
+	let refusal: Refusal | null = null;
+	for (const [index, each] of due.entries()) {
+		const { event } = each;
+		const wrapped = { id: event.id, event: event.event, created_at: event.occurred_at, data: event.data };
+		const answer = await post(context, trigger.url, secret, { node, event: wrapped });
+		if (answer === 'taken') continue;
+		refusal = answer;
+		left.push(each);
+		// A trigger that answered may take the next event; n8n not answering (starting, down) will not.
+		if (!answer.byTrigger || answer.status === 401) {
+			left.push(...due.slice(index + 1));
+			break;
+		}
+	}
+	const current = keep(context, state, [...left, ...waiting], nowMs, memory.checkpoint(node)?.at);
+	if (refusal) {
+		const oldest = Math.min(...left.map((each) => each.seenAt));
+		if (refusal.byTrigger || nowMs - oldest - settings.graceMs > STALLED_MS) reportFailure(context, notTaken(context, settings.triggerName, refusal, left.length));
+		return;
+	}
+
+	const checkpoint = checkpointOf(state);
+	const serialised = JSON.stringify(checkpoint);
+	if (serialised === current.handedOver) return;
+	const answer = await post(context, trigger.url, secret, { node, checkpoint: { at: current.at, state: checkpoint } });
+	if (answer === 'taken') current.handedOver = serialised;
+	else if (answer.byTrigger) reportFailure(context, stateRefused(context, settings.triggerName, answer, serialised.length));
+}
+
+/** Keeps the state in this process, with the events still to hand over. */
+function keep(context: IPollFunctions, state: PollState, left: WaitingEvent[], nowMs: number, keptAt = 0): Working {
+	if (left.length > 0) state.handOver = left;
+	else delete state.handOver;
+	const key = workingKey(context);
+	const previous = working.get(key);
+	const current: Working = { state, at: Math.max(nowMs, keptAt + 1, (previous?.at ?? 0) + 1), handedOver: previous?.handedOver ?? '' };
+	working.delete(key);
+	if (working.size >= MAX_WORKING) working.delete(working.keys().next().value as string);
+	working.set(key, current);
+	return current;
+}
+
+/**
+ * What a checkpoint holds: the state without the statuses it remembers (up to thousands of
+ * references, saved with every event of the Money Trigger): a poll restored from it knows the
+ * statuses of its overlap (`recent`) and of what it watches, and what it sees again of the rest
+ * the Money Trigger answers as a duplicate.
+ */
+function checkpointOf(state: PollState): IDataObject {
+	const kept: IDataObject = { ...state };
+	delete kept.statuses;
+	delete kept.referenceOrder;
+	return kept;
+}
+
+/**
+ * The events of the state and of this poll that the named Money Trigger's memory in this process
+ * does not hold, each with when the poll first saw it: `due` once the grace period has passed, else
+ * `waiting`. An event is its transaction (resource and reference) and status.
+ */
+export function sortEvents(
+	state: PollState,
+	fresh: MoneyEventItem[],
+	memory: WorkflowMemory,
+	triggerNode: string | undefined,
+	nowMs: number,
+	graceMs: number,
+): { due: WaitingEvent[]; waiting: WaitingEvent[] } {
+	const seen = new Map<string, WaitingEvent>();
+	const keyOf = (event: MoneyEventItem) => `${referenceKey(event.resource, event.reference ?? '')}:${event.status}`;
+	for (const each of state.handOver ?? []) seen.set(keyOf(each.event), each);
+	for (const event of [...(state.retry ?? []), ...fresh]) if (!seen.has(keyOf(event))) seen.set(keyOf(event), { event, seenAt: nowMs });
+	const due: WaitingEvent[] = [];
+	const waiting: WaitingEvent[] = [];
+	for (const each of seen.values()) {
+		const { event } = each;
+		if (!event.reference || (triggerNode !== undefined && memory.ran(triggerNode, event.resource, event.reference, event.status))) continue;
+		(nowMs - each.seenAt >= graceMs ? due : waiting).push(each);
+	}
+	return { due, waiting };
+}
+
+async function webhookSecretOf(context: IPollFunctions): Promise<string> {
+	const credentials = await context.getCredentials(MONEY_API_CREDENTIAL_TYPE);
+	return typeof credentials?.webhookSecret === 'string' ? credentials.webhookSecret : '';
+}
+
+/**
+ * Posts a hand-over. `taken`: the Money Trigger answered it 2xx (ran it, or knew it). An answer
+ * without the trigger's header is not the trigger's: n8n answers every request 200 while it starts.
+ */
+async function post(context: IPollFunctions, url: string, secret: string, message: HandOver): Promise<'taken' | Refusal> {
+	const body = handOverBody(message);
+	try {
+		const response = (await context.helpers.httpRequest({
+			method: 'POST',
+			url,
+			body,
+			headers: { 'content-type': 'application/json', [HAND_OVER_HEADER]: signHandOver(secret, url, body) },
+			json: false,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: HAND_OVER_TIMEOUT_MS,
+		})) as { statusCode: number; headers: IDataObject };
+		const byTrigger = response.headers[ANSWERED_BY_TRIGGER_HEADER] !== undefined;
+		if (byTrigger && response.statusCode >= 200 && response.statusCode < 300) return 'taken';
+		return { status: response.statusCode, byTrigger };
+	} catch {
+		return { status: null, byTrigger: false };
+	}
+}
+
+function answerOf(refusal: Refusal): string {
+	if (refusal.status === null) return 'no answer';
+	return `${refusal.status}${refusal.byTrigger ? '' : ' not from the Money Trigger'}`;
+}
+
+function noTrigger(context: IPollFunctions, name: string): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `No Money Trigger named "${name}" in this workflow has been published or reached yet`, {
+		description:
+			'Set Money Trigger Name to the name of the Money Trigger node this trigger backs up, in the same workflow, and publish the workflow again. The events wait: each poll tries again.',
+	});
+}
+
+function notTaken(context: IPollFunctions, name: string, refusal: Refusal, waiting: number): NodeOperationError {
+	const remedy =
+		refusal.status === 401 && refusal.byTrigger
+			? 'Give this trigger the same Money API credential as the Money Trigger (the same Webhook Secret).'
+			: refusal.status === 413
+				? "Raise Max Body Size in the Money Trigger's Options."
+				: refusal.byTrigger
+					? 'See the Money Trigger\'s answer in the n8n log; a 409 or 503 passes by itself.'
+					: "n8n's main process must reach the Money Trigger's Production URL (WEBHOOK_URL); a proxy in between must let these requests through.";
+	return new NodeOperationError(context.getNode(), `The Money Trigger "${name}" did not take ${waiting} event(s) handed over (${answerOf(refusal)})`, {
+		description: `${remedy} Nothing is dropped: each poll hands them over again.`,
+	});
+}
+
+function stateRefused(context: IPollFunctions, name: string, refusal: Refusal, bytes: number): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `The Money Trigger "${name}" did not keep this trigger's state (${Math.ceil(bytes / 1024)} KB; ${answerOf(refusal)})`, {
+		description:
+			"Raise Max Body Size in the Money Trigger's Options, or lower Max Watched Transactions here. Until the state is kept, a restart of n8n makes this trigger read again from its last kept state.",
+	});
+}

@@ -1,0 +1,235 @@
+/**
+ * The Money Trigger with a Money Poll Trigger as its backstop in a real n8n server
+ * (docs/webhook-memory.md, "The backstop"): a stream of completions whose sender drops some
+ * deliveries entirely while n8n restarts three times (deliveries meanwhile answered by n8n's
+ * start-up page), then every delivery again, before and after a restart, late for those the
+ * backstop handed over. Every completion must run exactly once, counting both triggers. Run by
+ * scripts/e2e.ts.
+ */
+
+import { strict as assert } from 'node:assert';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+import type { TransactionEnvelope } from '../../sandbox';
+import { signWebhook } from '../../sandbox';
+import { fetchText, type Execution } from '../../scripts/n8n';
+import type { CasePart, Check, E2eContext } from './case-setup';
+import { runTag, sendAll, type Attempt, type SendReport, type StreamEvent } from './deliveries';
+import { waitRegistered } from './trigger-load';
+import { MONEY_TRIGGER_PATH, moneyTriggerWithBackstop, webhookIdFor } from './workflows';
+
+const COMPLETIONS = Number(process.env.E2E_BACKSTOP_COMPLETIONS || 300);
+const DROPPED = Math.round(COMPLETIONS / 10);
+const RESTARTS = 3;
+/** Deliveries sent while n8n starts, per restart. */
+const START_DELIVERIES = 4;
+/** What n8n answers, with 200, to every request while it starts (n8n's AbstractServer). */
+const STARTING_UP = 'n8n is starting up. Please wait';
+const GRACE_MINUTES = 1;
+const POLL_MS = 60_000;
+/** A sender that retries every non-2xx and every timeout; a 200 from n8n's start-up page ends an event's attempts. */
+const PROVIDER = { timeoutMs: 30_000, maxAttempts: 30, retryDelayMs: 2000, backoff: true };
+
+export function build(ctx: E2eContext): CasePart {
+	const { control } = ctx.sandbox;
+	const id = 'e2eBackstop';
+	const webhookId = webhookIdFor('e2e trigger backstop');
+	const url = `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;
+	const target = () => ({ url: `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`, scheme: 'request-style' as const, secret: ctx.sandbox.info.webhookSecret });
+
+	const workflow = moneyTriggerWithBackstop(id, 'e2e money trigger with a backstop poll', webhookId, { graceMinutes: GRACE_MINUTES });
+
+	/**
+	 * Per reference, the source and status of each execution the Money Trigger started: its output,
+	 * whatever became of the nodes after it (n8n 1.123 fails expressions in executions it starts in
+	 * the seconds after a restart: the event ran, in an execution that failed).
+	 */
+	async function runs(): Promise<{ list: Execution[]; byReference: Map<string, string[]> }> {
+		const list = await ctx.api.listExecutions({ workflowId: id, includeData: true, limit: 100_000 });
+		const byReference = new Map<string, string[]>();
+		for (const execution of list) {
+			for (const item of ctx.output(execution, 'Money Trigger') || []) {
+				byReference.set(item.reference, [...(byReference.get(item.reference) ?? []), `${item.source}:${execution.status}`]);
+			}
+		}
+		return { list, byReference };
+	}
+
+	/** Waits until every reference ran, or until the deadline; then a poll interval more, for anything run twice. */
+	async function untilEachRan(references: string[], deadline: number) {
+		for (;;) {
+			const { byReference } = await runs();
+			if (references.every((reference) => byReference.has(reference)) || Date.now() > deadline) break;
+			await sleep(5000);
+		}
+		await sleep(POLL_MS + 10_000);
+		return await runs();
+	}
+
+	function countOnce(references: string[], byReference: Map<string, string[]>) {
+		const missing = references.filter((reference) => !byReference.has(reference));
+		const twice = references.filter((reference) => (byReference.get(reference)?.length ?? 0) > 1);
+		const failed = references.filter((reference) => byReference.get(reference)?.some((run) => !run.endsWith(':success')));
+		const bySource: Record<string, number> = {};
+		for (const reference of references) for (const run of byReference.get(reference) ?? []) bySource[run] = (bySource[run] ?? 0) + 1;
+		return { missing, twice, failed, bySource };
+	}
+
+	/**
+	 * Sends each delivery once n8n is down (a probe of the URL fails), again after each failure 2 ms
+	 * later, until n8n answers it: with its start-up page while it starts, which ends the delivery
+	 * as a provider's sender ends it, or with the trigger's answer once it is ready.
+	 */
+	async function sendThroughStart(deliveries: StreamEvent[], attempts: Attempt[]): Promise<void> {
+		const post = (body: string, headers: Record<string, string>) =>
+			fetchText(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body, timeoutMs: 10_000 }).catch(() => null);
+		const deadline = Date.now() + 120_000;
+		while ((await post('{}', {})) !== null) {
+			if (Date.now() > deadline) throw new Error('n8n never went down for its restart');
+			await sleep(2);
+		}
+		let next = 0;
+		const lane = async () => {
+			while (next < deliveries.length) {
+				const delivery = deliveries[next++];
+				for (;;) {
+					const started = Date.now();
+					const answer = await post(delivery.body, signWebhook(target(), delivery.body, Math.floor(Date.now() / 1000)));
+					attempts.push({ id: delivery.id, status: answer?.status ?? null, ms: Date.now() - started, answer: answer?.text.slice(0, 120) });
+					if (answer && answer.status >= 200 && answer.status < 300) break;
+					if (Date.now() > deadline) throw new Error(`no 2xx for ${delivery.id} within 120 s of the restart`);
+					await sleep(2);
+				}
+			}
+		};
+		await Promise.all(Array.from({ length: 4 }, lane));
+	}
+
+	/** A delivery of a completed charge, as the API sends one (docs/decisions.md#d1). */
+	function deliveryOf(envelope: TransactionEnvelope): StreamEvent {
+		const id = `evt_${envelope.reference}_completed`;
+		return { id, reference: envelope.reference, body: JSON.stringify({ id, event: 'charge.completed', created_at: new Date().toISOString(), data: envelope }) };
+	}
+
+	const shared: { references: string[]; deliveries: StreamEvent[]; dropped: string[] } = { references: [], deliveries: [], dropped: [] };
+
+	/** A backstop that names no Money Trigger of its workflow: its poll fails at every publish. */
+	const misnamedId = 'e2eBackstopNone';
+	const misnamedHook = webhookIdFor('e2e trigger backstop misnamed');
+	const misnamed = moneyTriggerWithBackstop(misnamedId, 'e2e backstop naming no trigger', misnamedHook, { graceMinutes: GRACE_MINUTES, backstopFor: 'Nowhere' });
+
+	const checks: Check[] = [
+		{
+			onN8n1: 'the n8n behaviour the backstop relies on (webhooks re-activated at a start without the trigger, a header on every answer, the start-up page) is implemented anew per line',
+			name: `n8n assumption: a header the trigger sets reaches the sender with each of its answers, and n8n re-activates webhooks at a start without the trigger's checkExists: Money Trigger with a backstop Poll Trigger: ${COMPLETIONS} completions, ${DROPPED} deliveries dropped by the sender, n8n restarted ${RESTARTS} times mid-stream: every completion runs exactly once, within the grace period and two polls of its completion, counting both triggers`,
+			async fn() {
+				await control.setWebhook(null);
+				await ctx.api.activateWorkflow(id);
+				await waitRegistered(url);
+				// The activation poll initialises the backstop; what exists before is not handed over.
+				await sleep(10_000);
+				const batch = `backstop-${runTag()}`;
+				const from = Date.now();
+				await control.seed({ resource: 'charge', count: COMPLETIONS, status: 'PENDING', metadata: { batch }, createdAtFrom: new Date(from).toISOString(), createdAtTo: new Date(from + COMPLETIONS * 10).toISOString() });
+				const seeded = (await control.ledger()).charges.filter((entry) => entry.metadata?.batch === batch).map((entry) => entry.reference);
+				assert.equal(seeded.length, COMPLETIONS);
+				for (let at = 0; at < seeded.length; at += 50) await Promise.all(seeded.slice(at, at + 50).map((reference) => control.setStatus(reference, 'COMPLETED')));
+				const completedAt = Date.now();
+				const envelopes = (await control.ledger()).charges.filter((entry) => entry.metadata?.batch === batch);
+				shared.references = envelopes.map((envelope) => envelope.reference);
+				shared.deliveries = envelopes.map(deliveryOf);
+				const dropped = new Set(shared.deliveries.filter((_, index) => index % 10 === 5).map((delivery) => delivery.reference));
+				shared.dropped = [...dropped];
+				// Per restart, deliveries sent only once n8n is down, until n8n answers them: while it
+				// starts, n8n answers each with its start-up page, and the sender stops.
+				const duringStarts = shared.deliveries.filter((_, index) => index % 10 === 7).slice(0, RESTARTS * START_DELIVERIES);
+				const withheld = new Set([...dropped, ...duringStarts.map((delivery) => delivery.reference)]);
+				const sent = shared.deliveries.filter((delivery) => !withheld.has(delivery.reference));
+				const startAttempts: Attempt[] = [];
+
+				let restarted = 0;
+				let nextRestart: () => void = () => {};
+				const restartDue = () => new Promise<void>((resolve) => (nextRestart = resolve));
+				let due = restartDue();
+				const sending = sendAll(sent, {
+					target: target(),
+					concurrency: 2,
+					...PROVIDER,
+					onAcknowledged: (count) => {
+						if (count >= ((restarted + 1) * sent.length) / (RESTARTS + 1)) nextRestart();
+					},
+				});
+				while (restarted < RESTARTS) {
+					await Promise.race([due, sending]);
+					const through = sendThroughStart(duringStarts.slice(restarted * START_DELIVERIES, (restarted + 1) * START_DELIVERIES), startAttempts);
+					await ctx.restartN8n();
+					await through;
+					restarted++;
+					due = restartDue();
+				}
+				const report: SendReport = await sending;
+				const startupPage = [...report.attempts, ...startAttempts].filter((attempt) => attempt.status === 200 && attempt.answer?.startsWith(STARTING_UP)).length;
+
+				const deadline = completedAt + (GRACE_MINUTES * 60_000 + 3 * POLL_MS) + RESTARTS * 60_000;
+				const { byReference } = await untilEachRan(shared.references, deadline);
+				const figures = countOnce(shared.references, byReference);
+				const lastRun = Math.max(...(await runs()).list.map((execution) => Date.parse(execution.startedAt ?? '') || 0));
+				ctx.note(
+					`Money Trigger with a backstop: ${JSON.stringify({ completions: COMPLETIONS, dropped: DROPPED, restarts: restarted, acknowledged: report.acknowledged.size, sentWhileStarting: duringStarts.length, answeredByStartupPage: startupPage, missing: figures.missing.length, twice: figures.twice.length, failed: figures.failed.length, runs: figures.bySource, lastRunSecondsAfterCompletion: Math.round((lastRun - completedAt) / 1000) })}`,
+				);
+				assert.deepEqual(figures.missing, [], `${figures.missing.length} completions never ran`);
+				assert.deepEqual(figures.twice, [], `${figures.twice.length} completions ran twice: ${JSON.stringify(figures.twice.slice(0, 3).map((reference) => [reference, byReference.get(reference)]))}`);
+				for (const reference of shared.dropped) assert.deepEqual(byReference.get(reference)?.map((run) => run.split(':')[0]), ['poll'], `the dropped delivery of ${reference} did not run once by the backstop`);
+				// Each hand-over ended on the trigger's answer, known by its header: none is left to hand over again.
+				const kept = (await ctx.api.getWorkflow(id)).staticData?.global?.moneyTriggerMemory?.backstops?.[`${id}-poll`];
+				assert.ok(kept, 'no checkpoint of the backstop saved with the memory');
+				ctx.note(`Money Trigger with a backstop: its checkpoint is ${JSON.stringify(kept).length} bytes`);
+				assert.equal(kept.state.handOver?.length ?? 0, 0, `events still waiting to be handed over: ${JSON.stringify(kept.state.handOver?.map((waiting: { event: { id: string } }) => waiting.event.id))}`);
+				assert.ok(lastRun <= deadline, `the last completion ran ${Math.round((lastRun - completedAt) / 1000)} s after the completions`);
+			},
+		},
+		{
+			onN8n1: 'the memory the backstop shares is saved with n8n 1.x’s own code',
+			name: 'Money Trigger with a backstop Poll Trigger: every delivery again, before and after a restart, late for those the backstop handed over: nothing runs again',
+			async fn() {
+				assert.ok(shared.references.length === COMPLETIONS, 'needs the previous check');
+				const before = (await runs()).list.length;
+				const again = await sendAll(shared.deliveries, { target: target(), concurrency: 4, ...PROVIDER });
+				assert.equal(again.acknowledged.size, COMPLETIONS, 'redeliveries not all acknowledged');
+				await ctx.restartN8n();
+				await waitRegistered(url);
+				const late = await sendAll(shared.deliveries, { target: target(), concurrency: 4, ...PROVIDER });
+				assert.equal(late.acknowledged.size, COMPLETIONS, 'redeliveries after the restart not all acknowledged');
+				await sleep(POLL_MS + 10_000);
+				const { list, byReference } = await runs();
+				const figures = countOnce(shared.references, byReference);
+				ctx.note(`Money Trigger with a backstop, redelivered: ${JSON.stringify({ executionsBefore: before, executionsAfter: list.length, twice: figures.twice.length })}`);
+				assert.equal(list.length, before, `${list.length - before} executions more after every delivery came again`);
+				assert.deepEqual(figures.twice, []);
+			},
+		},
+		{
+			name: 'Money Trigger with a backstop Poll Trigger naming no trigger of its workflow: the workflow is published, deliveries run, the poll reports a failed execution naming the setting',
+			async fn() {
+				await ctx.api.activateWorkflow(misnamedId);
+				const misnamedUrl = `${ctx.n8n.url}/webhook/${misnamedHook}/${MONEY_TRIGGER_PATH}`;
+				await waitRegistered(misnamedUrl);
+				const batch = `backstop-none-${runTag()}`;
+				await control.seed({ resource: 'charge', count: 1, status: 'COMPLETED', metadata: { batch } });
+				const delivery = deliveryOf((await control.ledger()).charges.find((entry) => entry.metadata?.batch === batch)!);
+				const sent = await sendAll([delivery], { target: { ...target(), url: misnamedUrl }, concurrency: 1, ...PROVIDER });
+				assert.equal(sent.acknowledged.size, 1, 'the delivery was not acknowledged');
+				const deadline = Date.now() + 150_000;
+				for (;;) {
+					const list = await ctx.api.listExecutions({ workflowId: misnamedId, includeData: true, limit: 100 });
+					const ran = list.filter((execution) => (ctx.output(execution, 'Money Trigger') || []).length > 0).length;
+					const reported = list.filter((execution) => execution.status === 'error' && JSON.stringify(execution.data ?? {}).includes('No Money Trigger named'));
+					if (ran === 1 && reported.length > 0) break;
+					assert.ok(Date.now() < deadline, `within 150 s: ${ran} runs of the delivery, ${reported.length} reports of the poll (${list.map((execution) => `${execution.mode}:${execution.status}`).join(', ')})`);
+					await sleep(3000);
+				}
+			},
+		},
+	];
+	return { workflows: [workflow, misnamed], checks };
+}
