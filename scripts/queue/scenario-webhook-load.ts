@@ -22,7 +22,7 @@ const PROVIDER = { timeoutMs: 30_000, maxAttempts: 20, retryDelayMs: 1000 };
 const IN_FLIGHT_PER_PROCESS = 64;
 
 /** Imports and activates a fresh Money Trigger workflow; its production path on a webhook process. */
-async function freshTrigger(ctx: QueueContext, id: string, build = wf.moneyTrigger): Promise<{ id: string; path: string }> {
+export async function freshTrigger(ctx: QueueContext, id: string, build = wf.moneyTrigger): Promise<{ id: string; path: string }> {
 	const trigger = build(id);
 	await rt.importJson('import:workflow', [trigger.workflow], { env: ctx.topology.main.env });
 	await ctx.api.activateWorkflow(id);
@@ -32,7 +32,7 @@ async function freshTrigger(ctx: QueueContext, id: string, build = wf.moneyTrigg
 }
 
 /** A webhook process learns of an activated workflow a moment later: until then, 404. */
-async function registered(url: string): Promise<void> {
+export async function registered(url: string): Promise<void> {
 	for (let tries = 0; tries < 120; tries++) {
 		const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 		await res.arrayBuffer();

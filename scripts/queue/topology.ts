@@ -7,8 +7,9 @@
  * N8N_ENCRYPTION_KEY, which is what lets a worker decrypt the credential the main saved.
  *
  * start(opts) resolves a topology: { main, workers[], webhook, sandbox, postgres, redis, env,
- * webhookUrl, startWorker(), stop() }. stop() stops everything it started, also when start failed
- * half-way (the caller gets the error; what had started is stopped first).
+ * webhookUrl, startWorker(), startWebhook(), restartMain(), stop() }. stop() stops everything it
+ * started, also when start failed half-way (the caller gets the error; what had started is stopped
+ * first).
  */
 
 import * as fs from 'node:fs';
@@ -36,6 +37,8 @@ export interface Topology {
 	 * in the user folder `name`; it is stopped with the topology.
 	 */
 	startWebhook?: (name: string, port?: number) => Promise<rt.N8nHandle>;
+	/** Stops the main and starts it again on its port and user folder: the leader activates every published workflow anew. */
+	restartMain?: () => Promise<rt.N8nHandle>;
 	/** Extra webhook processes (startWebhook). */
 	webhooks: rt.N8nHandle[];
 	stop(): Promise<void>;
@@ -117,19 +120,27 @@ export async function start(opts: TopologyOptions): Promise<RunningTopology> {
 		topology.env = env;
 		topology.webhookUrl = `http://127.0.0.1:${webhookPort}`;
 		const common = { encryptionKey: opts.encryptionKey, quiet: true };
+		const installed = new Set<string>();
 		const folder = (name: string) => {
 			const dir = path.join(baseDir, name);
 			fs.mkdirSync(dir, { recursive: true });
-			rt.installPack(dir, opts.packDir || REPO);
+			// A process started again in its folder (a restart) loads the build it loaded before, not one made since.
+			if (!installed.has(name)) rt.installPack(dir, opts.packDir || REPO);
+			installed.add(name);
 			return dir;
 		};
 
 		// The main first: it creates the schema (migrations) the others then find.
 		t = Date.now();
-		const main = track(
-			await rt.startN8n({ ...common, userFolder: folder('main'), port: mainPort, owner: opts.owner, env: { ...env, ...(opts.mainEnv || {}) } }),
-		);
+		const mainFolder = folder('main');
+		const startMain = async () => track(await rt.startN8n({ ...common, userFolder: mainFolder, port: mainPort, owner: opts.owner, env: { ...env, ...(opts.mainEnv || {}) } }));
+		const main = await startMain();
 		topology.main = main;
+		topology.restartMain = async (): Promise<rt.N8nHandle> => {
+			await (topology.main as rt.N8nHandle).stop();
+			topology.main = await startMain();
+			return topology.main;
+		};
 		topology.timings.mainSeconds = (Date.now() - t) / 1000;
 		log(`main ${main.url} ready in ${topology.timings.mainSeconds.toFixed(1)} s`);
 

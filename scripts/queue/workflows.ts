@@ -3,7 +3,18 @@
  */
 
 import { BENEFICIARY } from '../../test/e2e/case-setup';
-import { chain, credentialRef, money, moneyTriggerParams, node, TYPES, webhookIdFor, type Workflow, type WorkflowNode } from '../../test/e2e/workflows';
+import {
+	chain,
+	credentialRef,
+	money,
+	moneyTriggerParams,
+	moneyTriggerWithBackstop as withBackstop,
+	node,
+	TYPES,
+	webhookIdFor,
+	type Workflow,
+	type WorkflowNode,
+} from '../../test/e2e/workflows';
 
 /** n8n's Webhook node answering at once (the run goes to the queue): POST /webhook/<path>. */
 function webhookStart(name: string, path: string): WorkflowNode {
@@ -54,6 +65,12 @@ export function moneyTriggerWithCode(id: string, typeVersion: number): { workflo
 		node.staticDataCounter(),
 	]);
 	return { workflow, webhookId };
+}
+
+/** The e2e tier's Money Trigger with an unconnected backstop Money Poll Trigger "Backstop", polling every minute. */
+export function moneyTriggerWithBackstop(id: string, { graceMinutes }: { graceMinutes: number }): { workflow: Workflow; webhookId: string } {
+	const webhookId = webhookIdFor(`queue money trigger ${id}`);
+	return { workflow: withBackstop(id, 'queue money trigger with a backstop poll', webhookId, { graceMinutes }), webhookId };
 }
 
 /** Money Poll Trigger on final platform charges, polled at second 0 of every minute (n8n's minimum). */
