@@ -128,8 +128,11 @@ export async function handOver(
 	}
 	const current = keep(context, state, [...left, ...waiting], nowMs, memory.checkpoint(node)?.at);
 	if (refusal) {
+		// No answer, n8n's own, or the trigger's 409 (another delivery of the event under way) and 503
+		// (the API could not confirm it) pass by themselves: reported only once they last.
+		const passing = !refusal.byTrigger || refusal.status === 409 || refusal.status === 503;
 		const oldest = Math.min(...left.map((each) => each.seenAt));
-		if (refusal.byTrigger || nowMs - oldest - settings.graceMs > STALLED_MS) reportFailure(context, notTaken(context, settings.triggerName, refusal, left.length));
+		if (!passing || nowMs - oldest - settings.graceMs > STALLED_MS) reportFailure(context, notTaken(context, settings.triggerName, refusal, left.length));
 		return;
 	}
 
