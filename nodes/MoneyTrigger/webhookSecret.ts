@@ -1,4 +1,4 @@
-import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, IPollFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE } from '../api/values';
 
@@ -25,7 +25,7 @@ interface Read {
 const reads = new Map<string, Read>();
 
 /** Reads the secret from the credential (n8n's read); '' when it has none. */
-export async function readWebhookSecret(context: IWebhookFunctions | IHookFunctions): Promise<string> {
+export async function readWebhookSecret(context: IWebhookFunctions | IHookFunctions | IPollFunctions): Promise<string> {
 	const credentials = await context.getCredentials(MONEY_API_CREDENTIAL_TYPE);
 	return typeof credentials?.webhookSecret === 'string' ? credentials.webhookSecret : '';
 }

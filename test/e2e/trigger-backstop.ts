@@ -35,7 +35,7 @@ export function build(ctx: E2eContext): CasePart {
 	const id = 'e2eBackstop';
 	const webhookId = webhookIdFor('e2e trigger backstop');
 	const url = `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`;
-	const target = () => ({ url: `${ctx.n8n.url}/webhook/${webhookId}/${MONEY_TRIGGER_PATH}`, scheme: 'request-style' as const, secret: ctx.sandbox.info.webhookSecret });
+	const target = () => ({ url, scheme: 'request-style' as const, secret: ctx.sandbox.info.webhookSecret });
 
 	const workflow = moneyTriggerWithBackstop(id, 'e2e money trigger with a backstop poll', webhookId, { graceMinutes: GRACE_MINUTES });
 

@@ -1,11 +1,11 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE } from '../../api/values';
 import { ANSWERED_BY_TRIGGER_HEADER, HAND_OVER_HEADER, handOverBody, signHandOver, type HandOver } from '../../events/backstop';
 import type { MoneyEventItem } from '../../events/item';
 import { referenceKey } from '../../events/memory';
 import { isN8n1, MEMORY_KEY, workflowMemory, type WorkflowMemory } from '../../MoneyTrigger/memory/workflowMemory';
+import { readWebhookSecret } from '../../MoneyTrigger/webhookSecret';
 import { parseState, stateKey, type PollState, type WaitingEvent } from './state';
 
 /**
@@ -54,7 +54,7 @@ interface Working {
 	handedOver: string;
 }
 
-/** Per workflow and backstop node, in this process. */
+/** Per workflow and backstop node, in this n8n instance's memory. */
 const working = new Map<string, Working>();
 const MAX_WORKING = 1000;
 
@@ -65,7 +65,7 @@ function workingKey(context: IPollFunctions): string {
 /**
  * A copy of the state the poll continues from: this process's, else the newest checkpoint the Money
  * Trigger kept (in the static data n8n loaded when it activated the workflow), else the state the
- * trigger saved before it was a backstop. Also the workflow's Money Trigger memory in this process.
+ * trigger saved before it was a backstop. Also the workflow's Money Trigger memory held here.
  */
 export function backstopState(context: IPollFunctions): { state: PollState; memory: WorkflowMemory } {
 	const memory = workflowMemory(`production:${context.getWorkflow().id ?? ''}`, isN8n1(context.getKnownNodeTypes()));
@@ -110,7 +110,7 @@ export async function handOver(
 		return reportFailure(context, noTrigger(context, settings.triggerName));
 	}
 
-	const secret = await webhookSecretOf(context);
+	const secret = await readWebhookSecret(context);
 	const left: WaitingEvent[] = [];
 	let refusal: Refusal | null = null;
 	for (const [index, each] of due.entries()) {
@@ -195,11 +195,6 @@ export function sortEvents(
 		(nowMs - each.seenAt >= graceMs ? due : waiting).push(each);
 	}
 	return { due, waiting };
-}
-
-async function webhookSecretOf(context: IPollFunctions): Promise<string> {
-	const credentials = await context.getCredentials(MONEY_API_CREDENTIAL_TYPE);
-	return typeof credentials?.webhookSecret === 'string' ? credentials.webhookSecret : '';
 }
 
 /**

@@ -93,7 +93,7 @@ export class WorkflowMemory {
 	}
 
 	/**
-	 * Notes a Money Trigger's Production URL, as n8n gives it to the trigger in this process. It is
+	 * Notes a Money Trigger's Production URL, as n8n gives it to the trigger in this n8n instance. It is
 	 * saved with the memory: at a restart n8n activates the webhooks it already knows without asking
 	 * the trigger, and a backstop poll finds the URL in the static data it loaded. A URL this process
 	 * noted is not replaced by a stored one.
