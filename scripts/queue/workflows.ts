@@ -57,11 +57,16 @@ export function moneyTrigger(id: string): { workflow: Workflow; webhookId: strin
 	return { workflow, webhookId };
 }
 
-/** Money Trigger of `typeVersion`, then a Code node that writes the workflow's static data, as a user's counter would. */
+/**
+ * Money Trigger of `typeVersion`, then a Code node that writes the workflow's static data, as a user's
+ * counter would. A 2-second Wait before it puts each run's save after the webhook process's save of
+ * the same delivery, so the last write of a burst is a worker's, as it is for any slower workflow.
+ */
 export function moneyTriggerWithCode(id: string, typeVersion: number): { workflow: Workflow; webhookId: string } {
 	const webhookId = webhookIdFor(`queue money trigger ${id}`);
 	const workflow = chain(id, `queue money trigger ${typeVersion}, code node writing static data`, [
 		{ ...node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }), typeVersion },
+		{ name: 'Slow Step', type: 'n8n-nodes-base.wait', typeVersion: 1.1, parameters: { amount: 2, unit: 'seconds' } },
 		node.staticDataCounter(),
 	]);
 	return { workflow, webhookId };
