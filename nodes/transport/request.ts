@@ -10,7 +10,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../api/values';
-import { cancelledError, moneyApiError, redactFailure } from './errors';
+import { cancelledError, moneyApiError, type NodeError, redactFailure } from './errors';
 import {
 	answerForm,
 	DEFAULT_RETRY_POLICY,
@@ -51,13 +51,19 @@ export interface MoneyApiAnswer {
 	body: IDataObject;
 	/** The answer's headers, names in lower case. */
 	headers: Record<string, unknown>;
-	/**
-	 * Earlier attempts of this call that may have been carried out (no answer, a 5xx, a 2xx that was
-	 * not the API's answer). A failed call's error carries the count, its last attempt included, in
-	 * `context.unansweredAttempts`.
-	 */
-	unansweredAttempts: number;
+	/** What the first earlier attempt of this call that may have been carried out got ('no answer', 'HTTP 503'), if one did. */
+	unanswered?: string;
 }
+
+/**
+ * What a create came to, decided here once: the API's acknowledgement; a refusal (no attempt was
+ * carried out); or unknown: an attempt may have been carried out (no answer, a 5xx, a 2xx that was
+ * not the API's answer), `unanswered` saying what the first such attempt got.
+ */
+export type CreateOutcome =
+	| { kind: 'accepted'; answer: MoneyApiAnswer }
+	| { kind: 'refused'; error: NodeError }
+	| { kind: 'unknown'; error: NodeError; unanswered: string };
 
 function numberOption(options: IDataObject, name: string, fallback: number): number {
 	const value = options[name];
@@ -115,14 +121,20 @@ function unexpectedAnswer(method: 'GET' | 'POST', route: string, response: FullR
 	return isObject(body.data) ? undefined : missing('the data of a transaction');
 }
 
+/** What an attempt that may have been carried out got, as a Retry names it. */
+function unansweredLabel(failure: MoneyApiFailure): string {
+	return failure.httpCode === undefined ? 'no answer' : `HTTP ${failure.httpCode}`;
+}
+
 /**
  * The one way the pack calls the Money API. The credential signs each attempt; the node never
  * touches auth headers. Retries 429, 502, 503, 504, lost connections and answers that were not the
  * API's with backoff, resending the same headers (idempotency key included) and body, so a create
  * moves money once. A 401 is left to n8n, which refreshes the token and resends once; a 401 after
  * that gets one more round. Nothing is sent, first attempt or resend, once the execution is stopped.
+ * Never throws: the answer, or the error with what the first attempt that may have been carried out got.
  */
-export async function moneyApiCall(this: MoneyApiContext, method: 'GET' | 'POST', route: string, options: MoneyApiRequestOptions = {}): Promise<MoneyApiAnswer> {
+async function call(this: MoneyApiContext, method: 'GET' | 'POST', route: string, options: MoneyApiRequestOptions): Promise<{ answer: MoneyApiAnswer } | { error: NodeError; unanswered?: string }> {
 	const policy = { ...DEFAULT_RETRY_POLICY, ...(options.retry ?? {}) };
 	const signal = cancelSignalOf(this);
 	const { itemIndex } = options;
@@ -137,15 +149,16 @@ export async function moneyApiCall(this: MoneyApiContext, method: 'GET' | 'POST'
 	};
 	if (options.qs && Object.keys(options.qs).length > 0) requestOptions.qs = options.qs;
 	if (options.body) requestOptions.body = options.body;
-	let unansweredAttempts = 0;
 	let authRetried = false;
-	/** What the first attempt that may have been carried out got (no answer, a 503, ...). */
-	let earlierUnanswered: string | undefined;
+	/** What the first attempt that may have been carried out got. */
+	let unanswered: string | undefined;
 	for (let attempt = 0; ; attempt++) {
 		if (signal?.aborted) {
-			throw attempt === 0
-				? cancelledError(this.getNode(), 'The execution was cancelled; this request was not sent', { itemIndex, attempted: false })
-				: cancelledError(this.getNode(), `The execution was cancelled before this request was sent again (${attempt} attempt${attempt > 1 ? 's' : ''} went out)`, { itemIndex, attempted: true });
+			const error =
+				attempt === 0
+					? cancelledError(this.getNode(), 'The execution was cancelled; this request was not sent', { itemIndex, attempted: false })
+					: cancelledError(this.getNode(), `The execution was cancelled before this request was sent again (${attempt} attempt${attempt > 1 ? 's' : ''} went out)`, { itemIndex, attempted: true });
+			return { error, unanswered };
 		}
 		let failure: MoneyApiFailure;
 		let retryable: boolean;
@@ -159,7 +172,7 @@ export async function moneyApiCall(this: MoneyApiContext, method: 'GET' | 'POST'
 			const body = parseBody(response.body);
 			if (response.statusCode >= 200 && response.statusCode < 300) {
 				const unexpected = unexpectedAnswer(method, route, response, body);
-				if (unexpected === undefined) return { body: body as IDataObject, headers: response.headers ?? {}, unansweredAttempts };
+				if (unexpected === undefined) return { answer: { body: body as IDataObject, headers: response.headers ?? {}, ...(unanswered !== undefined ? { unanswered } : {}) } };
 				failure = { httpCode: response.statusCode, unexpectedAnswer: unexpected };
 				retryable = true;
 			} else {
@@ -168,7 +181,8 @@ export async function moneyApiCall(this: MoneyApiContext, method: 'GET' | 'POST'
 			}
 		} catch (error) {
 			if (signal?.aborted) {
-				throw cancelledError(this.getNode(), 'The execution was cancelled while this request was under way; it may have reached the Money API', { itemIndex, attempted: true });
+				const cancelled = cancelledError(this.getNode(), 'The execution was cancelled while this request was under way; it may have reached the Money API', { itemIndex, attempted: true });
+				return { error: cancelled, unanswered: unanswered ?? 'no answer' };
 			}
 			({ failure, retryable } = failureFromThrown(error));
 		}
@@ -177,28 +191,32 @@ export async function moneyApiCall(this: MoneyApiContext, method: 'GET' | 'POST'
 		if (!retryable && failure.httpCode === 401 && !authRetried) retryable = authRetried = true;
 
 		failure.attempts = attempt + 1;
-		const carriedOut = mayHaveBeenCarriedOut(failure);
-		if (carriedOut) unansweredAttempts++;
+		const earlier = unanswered;
+		if (unanswered === undefined && mayHaveBeenCarriedOut(failure)) unanswered = unansweredLabel(failure);
 		const waitMs = retryable ? retryDelayMs(attempt, policy, failure.retryAfterSeconds) : -1;
 		if (!retryable || attempt >= policy.maxRetries || waitMs < 0 || waitMs > policy.maxRetryAfterMs) {
 			// A create that may have been carried out must not read as "not made".
-			if (method === 'POST' && (earlierUnanswered !== undefined || carriedOut)) {
+			if (method === 'POST' && unanswered !== undefined) {
 				failure.createOutcomeUnknown = true;
-				if (earlierUnanswered !== undefined) failure.earlierUnanswered = earlierUnanswered;
+				if (earlier !== undefined) failure.earlierUnanswered = earlier;
 			}
-			const error = moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), itemIndex);
-			error.context.unansweredAttempts = unansweredAttempts;
-			// What the first attempt that may have been carried out got: what a later Retry names as the earlier attempt.
-			if (carriedOut || earlierUnanswered !== undefined) error.context.unanswered = earlierUnanswered ?? (failure.httpCode === undefined ? 'no answer' : `HTTP ${failure.httpCode}`);
-			throw error;
+			return { error: moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), itemIndex), unanswered: method === 'POST' ? unanswered : undefined };
 		}
-		if (earlierUnanswered === undefined && carriedOut) earlierUnanswered = failure.httpCode === undefined ? 'no answer' : `HTTP ${failure.httpCode}`;
 		this.logger.debug('Money API call will be retried', { route, method, httpCode: failure.httpCode, errorCode: failure.errorCode, attempt: attempt + 1, waitMs });
 		await waitUnlessCancelled(waitMs, signal);
 	}
 }
 
-/** moneyApiCall's answer body. */
+/** The Money API's answer body to a read; a failed call throws its error. */
 export async function moneyApiRequest(this: MoneyApiContext, method: 'GET' | 'POST', route: string, options: MoneyApiRequestOptions = {}): Promise<IDataObject> {
-	return (await moneyApiCall.call(this, method, route, options)).body;
+	const result = await call.call(this, method, route, options);
+	if ('error' in result) throw result.error;
+	return result.answer.body;
+}
+
+/** A create under the idempotency key in `options.headers`: its one outcome (CreateOutcome). */
+export async function moneyApiCreate(this: MoneyApiContext, route: string, options: MoneyApiRequestOptions): Promise<CreateOutcome> {
+	const result = await call.call(this, 'POST', route, options);
+	if ('answer' in result) return { kind: 'accepted', answer: result.answer };
+	return result.unanswered === undefined ? { kind: 'refused', error: result.error } : { kind: 'unknown', error: result.error, unanswered: result.unanswered };
 }

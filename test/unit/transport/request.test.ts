@@ -1,7 +1,7 @@
 import type { IDataObject, IHttpRequestOptions } from 'n8n-workflow';
 
 import { itemRoute, ROUTES } from '../../../nodes/api/values';
-import { callSettingsOf, cancelSignalOf, moneyApiCall, moneyApiRequest, waitUnlessCancelled } from '../../../nodes/transport/request';
+import { callSettingsOf, cancelSignalOf, moneyApiCreate, moneyApiRequest, waitUnlessCancelled } from '../../../nodes/transport/request';
 import { fakeContext, fast, type Reply } from './replies';
 
 describe('moneyApiRequest in a cancelled execution', () => {
@@ -124,18 +124,18 @@ describe('moneyApiRequest', () => {
 		}
 	});
 
-	it('counts the attempts that went unanswered (no answer, 5xx) before the answer, or before it gave up', async () => {
+	it('says what the first attempt that may have been carried out got (no answer, 5xx), before the answer or before it gave up', async () => {
 		const reset = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 		const busy = { statusCode: 429, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': '0' } };
-		const answered = fakeContext([reset, busy, { statusCode: 502, body: {} }, acknowledged]);
-		expect((await moneyApiCall.call(answered.context, 'POST', '/money/v1/payout', { retry: fast })).unansweredAttempts).toBe(2);
+		const answered = fakeContext([busy, reset, { statusCode: 502, body: {} }, acknowledged]);
+		expect(await moneyApiCreate.call(answered.context, '/money/v1/payout', { retry: fast })).toMatchObject({ kind: 'accepted', answer: { unanswered: 'no answer' } });
 		const clean = fakeContext([acknowledged]);
-		expect((await moneyApiCall.call(clean.context, 'POST', '/money/v1/payout', { retry: fast })).unansweredAttempts).toBe(0);
-		const gaveUp = fakeContext([reset, busy]);
-		await expect(moneyApiCall.call(gaveUp.context, 'POST', '/money/v1/payout', { retry: { maxRetries: 1, baseDelayMs: 1 } })).rejects.toMatchObject({
-			httpCode: '429',
-			context: { unansweredAttempts: 1 },
-		});
+		expect((await moneyApiCreate.call(clean.context, '/money/v1/payout', { retry: fast })).kind).toBe('accepted');
+		expect(await moneyApiCreate.call(clean.context, '/money/v1/payout', { retry: fast })).not.toHaveProperty('answer.unanswered');
+		const gaveUp = fakeContext([{ statusCode: 503, body: {} }, busy]);
+		expect(await moneyApiCreate.call(gaveUp.context, '/money/v1/payout', { retry: { maxRetries: 1, baseDelayMs: 1 } })).toMatchObject({ kind: 'unknown', unanswered: 'HTTP 503', error: { httpCode: '429' } });
+		const refused = fakeContext([busy, { statusCode: 402, body: { error_code: 'INSUFFICIENT_FUNDS' } }]);
+		expect(await moneyApiCreate.call(refused.context, '/money/v1/payout', { retry: fast })).toMatchObject({ kind: 'refused', error: { httpCode: '402' } });
 	});
 
 	it('never retries a 4xx', async () => {
@@ -200,8 +200,8 @@ describe('a 2xx that is not the Money API answer (docs/decisions.md#d13)', () =>
 	/** The error of a call whose every attempt got `reply`. */
 	async function failureOf(method: 'GET' | 'POST', route: string, reply: Reply, maxRetries = 0) {
 		const { context, calls } = fakeContext(Array.from({ length: maxRetries + 1 }, () => reply));
-		const error = await moneyApiCall.call(context, method, route, { retry: { maxRetries, baseDelayMs: 1 } }).then(
-			() => undefined,
+		const error = await (method === 'POST' ? moneyApiCreate.call(context, route, { retry: { maxRetries, baseDelayMs: 1 } }) : moneyApiRequest.call(context, method, route, { retry: { maxRetries, baseDelayMs: 1 } })).then(
+			(outcome) => (outcome && 'error' in outcome ? (outcome.error as unknown as { message: string; description: string; httpCode: string; context: IDataObject }) : undefined),
 			(thrown: unknown) => thrown as { message: string; description: string; httpCode: string; context: IDataObject },
 		);
 		if (!error) throw new Error(`${method} ${route} was taken as answered`);
@@ -225,17 +225,16 @@ describe('a 2xx that is not the Money API answer (docs/decisions.md#d13)', () =>
 
 	it('is sent again like a 503, the same key and body, and the API answer after it is the result', async () => {
 		const { context, calls } = fakeContext([{ statusCode: 200, body: html, headers: { 'content-type': 'text/html' } }, { statusCode: 201, body: { success: true, reference: 'po_1' } }]);
-		const answer = await moneyApiCall.call(context, 'POST', ROUTES.payout, { body: { amount: 5 }, headers: { 'idempotency-key': 'k-1' }, retry: fast });
-		expect(answer).toMatchObject({ body: { reference: 'po_1' }, unansweredAttempts: 1 });
+		const outcome = await moneyApiCreate.call(context, ROUTES.payout, { body: { amount: 5 }, headers: { 'idempotency-key': 'k-1' }, retry: fast });
+		expect(outcome).toMatchObject({ kind: 'accepted', answer: { body: { reference: 'po_1' }, unanswered: 'HTTP 200' } });
 		expect(calls).toHaveLength(2);
 		expect(calls[1]).toEqual(calls[0]);
 	});
 
-	it('after the last attempt, a POST says the money may have moved and counts every unanswered attempt', async () => {
+	it('after the last attempt, a POST says the money may have moved', async () => {
 		const page = { statusCode: 200, body: html, headers: { 'content-type': 'text/html' } };
 		const { error, calls } = await failureOf('POST', ROUTES.payout, page, 2);
 		expect(calls).toHaveLength(3);
-		expect(error.context.unansweredAttempts).toBe(3);
 		expect(error.description).toContain('(3 attempts made)');
 		expect(error.description).toContain('An earlier attempt of this request got HTTP 200. The money may have moved');
 		expect(error.description).not.toContain('Check the Base URL');

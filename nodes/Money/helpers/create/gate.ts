@@ -4,7 +4,7 @@ import type { TransactionResource } from '../../../api/values';
 import { type NodeError, notSent } from '../../../transport/errors';
 import { yourId } from '../../descriptions/createFields';
 import { fieldError } from '../validation';
-import { type MovementChange, type NodeMemory, type RunIdentity, stableStringify } from './memory';
+import { type MovementChange, type NodeMemory, type Prior, type RunIdentity, stableStringify } from './memory';
 import type { StopKind } from './pacing';
 import type { CreateRow } from './rows';
 
@@ -242,8 +242,9 @@ export class Gate {
 	 * already (a Retry knows them), totalled against the primary wallet's balance, before any payout.
 	 */
 	async checkBalance(rows: CreateRow[], keys: string[], readAccount: AccountRead): Promise<void> {
-		const sendable = rows.filter((row) => this.refusalOf(row, keys[row.itemIndex]) === undefined);
-		const paid = sendable.filter((row) => this.memory.isAccepted(keys[row.itemIndex]));
+		const priors = rows.map((row) => this.memory.prior(this.resource, keys[row.itemIndex], row.body));
+		const sendable = rows.filter((row) => this.refusalOf(row, keys[row.itemIndex], priors[row.itemIndex]) === undefined);
+		const paid = sendable.filter((row) => priors[row.itemIndex].acknowledged !== undefined);
 		if (sendable.length === paid.length) return;
 		const refuse = (message: string, description: string, details?: IDataObject) => (itemIndex: number) =>
 			notSent(this.context.getNode(), itemIndex, message, description, { error_code: details ? 'RUN_EXCEEDS_BALANCE' : null, ...(details ? { details } : {}) });
@@ -294,8 +295,8 @@ export class Gate {
 	}
 
 	/** Why this row must not be sent under `key`, in the order a person fixes them; undefined when it may go out. */
-	refusalOf(row: CreateRow, key: string): NodeError | undefined {
-		const { context, resource, memory } = this;
+	refusalOf(row: CreateRow, key: string, prior: Prior = this.memory.prior(this.resource, key, row.body)): NodeError | undefined {
+		const { context, resource } = this;
 		const { itemIndex, body } = row;
 		if (this.runRefusal) return this.runRefusal(itemIndex);
 		if (row.error || !body) return row.error;
@@ -338,9 +339,8 @@ export class Gate {
 				if (required) return required;
 			}
 		}
-		const changes = memory.changesSinceAccepted(resource, key, body);
-		if (changes.length > 0) return paidWithOtherValues(context, resource, itemIndex, key, changes);
-		if (memory.keptOtherDocument(resource, key, body)) {
+		if (prior.changes.length > 0) return paidWithOtherValues(context, resource, itemIndex, key, prior.changes);
+		if (prior.otherDocument) {
 			return notSent(
 				context.getNode(),
 				itemIndex,

@@ -47,6 +47,20 @@ export interface MovementChange {
 	now: unknown;
 }
 
+/** What this execution knows of a row's key before it is sent (NodeMemory.prior). */
+export interface Prior {
+	/** The API acknowledged a create under the key: it moved money then, and moves none again. */
+	acknowledged?: IDataObject;
+	/** A send under the key got no acknowledgement and may have been carried out: what it got, and in which execution. */
+	uncertain?: string;
+	/** The body to send (absent when the row has none). */
+	body?: IDataObject;
+	/** How the row's movement differs from the acknowledged one. */
+	changes: MovementChange[];
+	/** Sent before with the same movement and another payment reference document. */
+	otherDocument: boolean;
+}
+
 export function stableStringify(value: unknown): string {
 	if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
 	if (value && typeof value === 'object') {
@@ -193,84 +207,33 @@ export class NodeMemory {
 		return entry && typeof entry === 'object' && entry.body && typeof entry.body === 'object' ? entry : undefined;
 	}
 
-	isAccepted(key: string): boolean {
-		return this.entry(key)?.accepted !== undefined;
-	}
-
-	/** What an unacknowledged earlier send under this key got, when the API may hold it. */
-	uncertainAttempt(key: string): string | undefined {
+	/**
+	 * What this execution knows of a key, read once before a row is sent (`fresh`: the row's body
+	 * as read now). `record` then writes once what became of the send.
+	 */
+	prior(resource: TransactionResource, key: string, fresh?: IDataObject): Prior {
 		const entry = this.entry(key);
-		return entry?.accepted !== undefined ? undefined : entry?.uncertain;
-	}
-
-	hasSent(key: string): boolean {
-		return this.entry(key) !== undefined;
-	}
-
-	/** How the row's movement differs from the one the API accepted under this key (none: not accepted, or the same). */
-	changesSinceAccepted(resource: TransactionResource, key: string, fresh: IDataObject): MovementChange[] {
-		const earlier = this.entry(key);
-		return earlier?.accepted !== undefined ? movementChanges(resource, earlier.body, fresh) : [];
-	}
-
-	/** True when the body kept under this key moves the same money with another payment reference document. */
-	keptOtherDocument(resource: TransactionResource, key: string, fresh: IDataObject): boolean {
-		const earlier = this.entry(key);
-		return earlier !== undefined && movementChanges(resource, earlier.body, fresh).length === 0 && withDocument(earlier.body, fresh) === undefined;
+		const changes = entry && fresh ? movementChanges(resource, entry.body, fresh) : [];
+		// Byte for byte the body first sent under the key when it moves the same money: a Retry evaluates Message and Metadata again, and the API refuses another body under a key.
+		const kept = entry && fresh && changes.length === 0 ? withDocument(entry.body, fresh) : undefined;
+		return {
+			...(entry?.accepted !== undefined ? { acknowledged: entry.accepted } : entry?.uncertain !== undefined ? { uncertain: entry.uncertain } : {}),
+			...(fresh ? { body: kept ?? fresh } : {}),
+			changes: entry?.accepted !== undefined ? changes : [],
+			otherDocument: entry !== undefined && fresh !== undefined && changes.length === 0 && kept === undefined,
+		};
 	}
 
 	/**
-	 * The body to send under `key`: byte for byte the one first sent under it when it moves the same
-	 * money (a Retry evaluates Message and Metadata again, and the API refuses another body under a
-	 * key), else the row's (the API then refuses it if it holds the first, or makes it).
+	 * After a send of `body` under `key`: accepted (its acknowledgement, given again without asking),
+	 * or uncertain (what it got: kept for good, the first one when there were several). A refusal
+	 * leaves the key as it was: the API recorded nothing of it.
 	 */
-	bodyToSend(resource: TransactionResource, key: string, fresh: IDataObject): IDataObject {
+	record(key: string, body: IDataObject, outcome: { accepted: IDataObject } | { uncertain: string } | 'refused'): void {
+		if (outcome === 'refused') return;
 		const earlier = this.entry(key);
-		if (!earlier || movementChanges(resource, earlier.body, fresh).length > 0) return fresh;
-		return withDocument(earlier.body, fresh) ?? fresh;
-	}
-
-	/** The key's entry as it stands, to put back after a conflict (`failed`). */
-	snapshot(key: string): SentCreate | undefined {
-		const entry = this.entry(key);
-		return entry ? { ...entry } : undefined;
-	}
-
-	/** Before each request: the body goes out and its answer may be lost. Another body under a key whose first went unanswered stays uncertain. */
-	sending(key: string, body: IDataObject): void {
-		const earlier = this.entry(key);
-		const stored = storedForm(body);
-		if (earlier !== undefined && JSON.stringify(earlier.body) === JSON.stringify(stored)) return;
-		(this.stored.sent ??= {})[key] = { body: stored, ...(earlier?.uncertain ? { uncertain: earlier.uncertain } : {}) };
-	}
-
-	/** The API acknowledged the create under this key with `acknowledgement` (its reference and the rest). */
-	accepted(key: string, acknowledgement: IDataObject): void {
-		const entry = this.entry(key);
-		if (entry) entry.accepted = acknowledgement;
-	}
-
-	/** The acknowledgement of a create the API accepted under this key before (a Retry repeats the run that made it). */
-	acknowledgement(key: string): IDataObject | undefined {
-		return this.entry(key)?.accepted;
-	}
-
-	/**
-	 * After a failed send. One that may have been carried out (`uncertain`: what it got) is kept for
-	 * good. A 4xx refusal of a body never acknowledged nor left uncertain is forgotten (the API
-	 * recorded nothing; the next send may carry corrected values). After IDEMPOTENCY_CONFLICT the
-	 * key's earlier entry is put back.
-	 */
-	failed(key: string, httpCode: unknown, uncertain: string | undefined, earlier: SentCreate | undefined): void {
 		const sent = (this.stored.sent ??= {});
-		if (httpCode === 409) {
-			if (earlier) sent[key] = earlier;
-			return;
-		}
-		const entry = this.entry(key);
-		if (!entry) return;
-		if (uncertain !== undefined) entry.uncertain ??= uncertain;
-		const refused = typeof httpCode === 'number' && httpCode >= 400 && httpCode < 500;
-		if (refused && entry.accepted === undefined && entry.uncertain === undefined) delete sent[key];
+		if ('accepted' in outcome) sent[key] = { body: storedForm(body), accepted: outcome.accepted };
+		else sent[key] = { body: storedForm(body), uncertain: earlier?.uncertain ?? outcome.uncertain };
 	}
 }

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import type { TransactionResource } from '../../../api/values';
 import { moneyApiError, type NodeError } from '../../../transport/errors';
-import type { MoneyApiAnswer } from '../../../transport/request';
+import type { CreateOutcome } from '../../../transport/request';
 import { debitsWallet, itemList, listed, requiredReferenceRefusal, type WalletBalance } from './gate';
 import { durationText, type PacingSettings, VelocityPacer } from './pacing';
 import type { Plan } from './plan';
@@ -47,22 +47,35 @@ export class Preview {
 		this.available = typeof wallet === 'object' ? wallet.value : undefined;
 	}
 
+	now(): number {
+		return this.clock.at;
+	}
+
+	/** The simulated wait: the clock advances, nothing is stopped. */
+	async wait(ms: number): Promise<boolean> {
+		this.clock.at += ms;
+		return false;
+	}
+
+	/** A preview says what it found once, above its output (summary). */
+	announce(): void {}
+
 	/** The simulated create request: an acknowledgement, or the refusal the Money API would give. */
-	answer(row: CreateRow, body: IDataObject): MoneyApiAnswer {
-		const accepted = { body: {}, headers: {}, unansweredAttempts: 0 };
+	async post(row: CreateRow, body: IDataObject): Promise<CreateOutcome> {
+		const accepted: CreateOutcome = { kind: 'accepted', answer: { body: {}, headers: {} } };
 		this.sentAt.set(row.itemIndex, this.clock.at);
 		if (this.resource !== 'payout') return accepted;
 		const node = this.context.getNode();
 		if (this.window.delayBeforeNext(this.clock.at) > 0) {
 			const { limit, windowMs } = this.window;
 			const details = { limit: 'velocity_limit', velocity_limit: limit, velocity_window_seconds: windowMs / 1000, velocity_used: limit };
-			throw moneyApiError(node, { httpCode: 403, errorCode: 'LIMIT_EXCEEDED', apiMessage: `more than ${limit} payouts in ${windowMs / 1000} seconds`, details }, row.itemIndex);
+			return { kind: 'refused', error: moneyApiError(node, { httpCode: 403, errorCode: 'LIMIT_EXCEEDED', apiMessage: `more than ${limit} payouts in ${windowMs / 1000} seconds`, details }, row.itemIndex) };
 		}
 		const amount = body.amount as number;
 		const debits = typeof this.wallet === 'object' && this.available !== undefined && debitsWallet(body, this.wallet);
 		if (debits && amount > (this.available ?? 0)) {
 			const details = { available_balance: this.available ?? 0, currency: body.currency as string, requested_amount: amount };
-			throw moneyApiError(node, { httpCode: 402, errorCode: 'INSUFFICIENT_FUNDS', apiMessage: 'insufficient funds', details }, row.itemIndex);
+			return { kind: 'refused', error: moneyApiError(node, { httpCode: 402, errorCode: 'INSUFFICIENT_FUNDS', apiMessage: 'insufficient funds', details }, row.itemIndex) };
 		}
 		if (debits) this.available = (this.available ?? 0) - amount;
 		this.window.recordSend(this.clock.at);
@@ -109,8 +122,17 @@ export class Preview {
 		};
 	}
 
+	/** The plan row of an item, for its output. */
+	planOf(itemIndex: number): IDataObject {
+		return { plan_id: this.plan.id, plan_row: this.plan.rows[itemIndex] };
+	}
+
+	finish(): void {
+		for (const line of this.summary()) this.context.addExecutionHints({ message: line, location: 'outputPane' });
+	}
+
 	/** Above the output once the last row is previewed: the counts, the totals against the wallet, the run's length. */
-	summary(): string[] {
+	private summary(): string[] {
 		const { resource, rows } = this;
 		const refused = rows.filter((row) => !row.wouldSend && !row.notReached).map((row) => row.itemIndex + 1);
 		const notReached = rows.filter((row) => row.notReached).length;

@@ -3,10 +3,10 @@ import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, INodeExecut
 import { IDEMPOTENCY_HEADER, MONEY_API_CREDENTIAL_TYPE, PENDING_STATUS, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../api/values';
 import { asNodeError, cancelledError, CREATE_OUTCOME_UNKNOWN, errorItemJson, type NodeError, notSent } from '../../../transport/errors';
 import { headerValue } from '../../../transport/failures';
-import { callSettingsOf, cancelSignalOf, type MoneyApiAnswer, moneyApiCall, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
+import { callSettingsOf, cancelSignalOf, type CreateOutcome, type MoneyApiAnswer, moneyApiCreate, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
 import { fieldError } from '../validation';
 import { describeStop, Gate, walletFromAccount, type WalletBalance } from './gate';
-import { apiClientOf, NodeMemory } from './memory';
+import { apiClientOf, NodeMemory, type Prior } from './memory';
 import { classifyRefusal, durationText, minimumPacedDurationMs, pacingSettings, VelocityPacer } from './pacing';
 import { pinForRequest } from './pin';
 import { approvalOf, planOf } from './plan';
@@ -35,10 +35,35 @@ export function announce(context: IExecuteFunctions, line: string): void {
 	if (context.getMode() === 'manual' && typeof context.sendMessageToUI === 'function') context.sendMessageToUI(line);
 }
 
+/** What a create run sends through and waits on: the Money API and the clock, or a preview's stand-ins (preview.ts). */
+export interface CreateIO {
+	post(row: CreateRow, body: IDataObject, key: string, pin: string): Promise<CreateOutcome>;
+	now(): number;
+	/** Waits `ms`; true when the execution was stopped before or during the wait. */
+	wait(ms: number): Promise<boolean>;
+	announce(line: string): void;
+}
+
+/** One row of the run: its output item, whose payment it is and under which key; or the error that is its item. */
+export type Created = { json: IDataObject; identity: IDataObject; key: string } | { error: NodeError };
+
+/** What a preview needs of the run it stands in for (preview.ts). */
+export interface RunParts {
+	create(itemIndex: number): Promise<Created>;
+	failedJson(itemIndex: number, error: NodeError): IDataObject;
+	/** The row's Preview Only differs from the run's switch. */
+	switchRefusal(itemIndex: number): NodeError | undefined;
+	/** Why no row of the run can start (its credential could not be read). */
+	runFailure?: NodeError;
+	givenIdentity(itemIndex: number): IDataObject;
+	rows: CreateRow[];
+}
+
 /**
- * The error of a create that an earlier attempt may have made (`earlier`: what that attempt got):
- * whatever this failure says, the API may hold it, so the error is not "not sent" and says the
- * money may have moved (docs/idempotency.md, "What `outcome` says").
+ * The one place that says money may have moved for a row the API may hold (docs/idempotency.md,
+ * "What `outcome` says"): an earlier send of this execution got no acknowledgement (`earlier`), or
+ * an attempt of this send may have been carried out. Whatever else the error says, it is not
+ * "not sent".
  */
 function mayHaveMoved(error: NodeError, earlier: string): NodeError {
 	const notSentNow = error.context.attempted === false;
@@ -50,12 +75,39 @@ function mayHaveMoved(error: NodeError, earlier: string): NodeError {
 	return error;
 }
 
+const isReplay = (answer: MoneyApiAnswer) => headerValue(answer.headers, REPLAY_HEADER)?.toLowerCase() === 'true';
+
+/**
+ * A preview's items: each row as the run would send or refuse it, with its plan row; the counts and
+ * totals above the output once the last row is previewed. A preview that cannot read its
+ * credential previews nothing: it fails as a whole, as the real run would.
+ */
+function previewRun(preview: Preview, parts: RunParts): ItemRun {
+	return {
+		failedJson: parts.failedJson,
+		execute: async (itemIndex) => {
+			const refusal = parts.switchRefusal(itemIndex) ?? parts.runFailure;
+			if (refusal) throw refusal;
+			const row = parts.rows[itemIndex];
+			let json = preview.notReached(row, parts.givenIdentity(itemIndex));
+			if (!json) {
+				const created = await parts.create(itemIndex);
+				if ('error' in created) json = preview.wouldRefuse(row, created.error, (created.error.context.sent as IDataObject | undefined) ?? parts.givenIdentity(itemIndex));
+				else json = preview.wouldSend(row, created.identity, created.key, created.json.outcome === 'replayed' ? false : created.json.earlier_attempt !== undefined ? 'maybe' : true);
+			}
+			return [{ json: { ...json, ...preview.planOf(itemIndex), preview: true } }];
+		},
+		finish: () => preview.finish(),
+	};
+}
+
 /**
  * A charge or payout create run. Before any request: the node's memory begun (the lost-run verdict
  * first: a Retry reads it), every row read once with its key, the run's plan and Approved Plan, the
- * gate's run-level verdicts (the run's identity, its Business References, Check Balance First). Then each row as the router asks
- * for it: the gate, the send (paced, once under its key), the final status. Preview Only is this
- * run with a copy of the memory, a request that sends nothing and a clock that only advances.
+ * gate's run-level verdicts (the run's identity, its Business References, Check Balance First). Then
+ * each row as the router asks for it: its memory read once, the gate, the send (paced, once under
+ * its key), its outcome recorded once, the final status. Preview Only is this run with a copy of
+ * the memory and the Preview as its IO: a request that sends nothing and a clock that only advances.
  */
 export async function startCreateRun(context: IExecuteFunctions, resource: TransactionResource): Promise<ItemRun> {
 	const node = context.getNode();
@@ -97,11 +149,17 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			.then((answer) => walletFromAccount(answer) ?? 'the account answer carried no balance')
 			.catch((error: Error) => `the account could not be read (${error.message})`));
 	if (resource === 'payout' && settings.checkBalanceFirst && typeof previewSwitch === 'boolean') await gate.checkBalance(rows, keys, readAccount);
-	const preview = previewSwitch === true ? new Preview(context, resource, settings, resource === 'payout' ? await readAccount() : undefined, defaultKeysKnown, plan) : undefined;
 	const signal = cancelSignalOf(context);
+	const preview = previewSwitch === true ? new Preview(context, resource, settings, resource === 'payout' ? await readAccount() : undefined, defaultKeysKnown, plan) : undefined;
+	const io: CreateIO = preview ?? {
+		post: async (row, body, key, pin) =>
+			await moneyApiCreate.call(context, ROUTES[resource], { body: { ...body, pin }, headers: { [IDEMPOTENCY_HEADER]: key }, itemIndex: row.itemIndex, ...row.call, credential, redact: [row.pin, pin] }),
+		now: () => Date.now(),
+		wait: async (ms) => await waitUnlessCancelled(ms, signal),
+		announce: (line) => announce(context, line),
+	};
 	const pacer = new VelocityPacer({ ...settings.velocity });
 	const counts = { created: 0, failed: 0, notAttempted: 0, waitedMs: 0 };
-	const now = () => preview?.clock.at ?? Date.now();
 	/** Set once a wait would pass Maximum Total Wait: no later row waits, none is sent. */
 	let waitExhausted: string | undefined;
 	/** The pacer counts sends of payout runs that wait, and of any run once a velocity refusal taught it. */
@@ -110,27 +168,19 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	let reported = 0;
 
 	/** The PIN as the API takes it: RSA-encrypted when the credential has the client's public key (docs/decisions.md#d4), the same for every send under the key. */
-	const pinFor = (row: CreateRow, key: string): string => {
+	const pinFor = (row: CreateRow, key: string): string | NodeError => {
 		const data = credential?.data ?? {};
 		try {
 			return pinForRequest(row.pin, data.rsaPublicKey as string | undefined, key, data.hmacSecret as string | undefined);
 		} catch {
 			const description = 'Paste the PEM public key issued for this client (-----BEGIN PUBLIC KEY----- …), or leave the field empty to send the PIN unencrypted.';
-			throw notSent(node, row.itemIndex, 'The RSA Public Key of the Money API credential cannot encrypt the PIN', description);
+			return notSent(node, row.itemIndex, 'The RSA Public Key of the Money API credential cannot encrypt the PIN', description);
 		}
 	};
 
-	/** The create request under its key: the Money API's, or a preview's that sends nothing. */
-	const post = async (row: CreateRow, body: IDataObject, key: string, pin: string): Promise<MoneyApiAnswer> => {
-		if (preview) return preview.answer(row, body);
-		const { retry, timeoutMs } = row.call;
-		const options = { body: { ...body, pin }, headers: { [IDEMPOTENCY_HEADER]: key }, itemIndex: row.itemIndex, retry, timeoutMs, credential, redact: [row.pin, pin] };
-		return await moneyApiCall.call(context, 'POST', ROUTES[resource], options);
-	};
-
-	/** Waits for the velocity limit within Maximum Total Wait; past it, this and every later row is not sent. */
-	const waitFor = async (row: CreateRow, waitMs: number): Promise<void> => {
-		if (waitMs <= 0 && !waitExhausted) return;
+	/** Waits for the velocity limit within Maximum Total Wait; past it, this and every later row is not sent (the error says why). */
+	const waitFor = async (row: CreateRow, waitMs: number): Promise<NodeError | undefined> => {
+		if (waitMs <= 0 && !waitExhausted) return undefined;
 		const rule = `${pacer.limit} per ${pacer.windowMs / 1000} s`;
 		if (!waitExhausted && counts.waitedMs + waitMs > settings.maxTotalWaitMs) {
 			waitExhausted = `waiting for the velocity limit (${rule}) would take this run past its Maximum Total Wait of ${settings.maxTotalWaitMs / 60_000} min (already waited ${Math.round(counts.waitedMs / 1000)} s)`;
@@ -139,141 +189,118 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			const details = { velocity_limit: pacer.limit, velocity_window_seconds: pacer.windowMs / 1000, waited_seconds: Math.round(counts.waitedMs / 1000) };
 			const description =
 				'Nothing was sent for this item. Raise Maximum Total Wait (Options), split the run, or ask the Money API provider for a higher velocity limit; running the workflow again with Business References pays nobody twice.';
-			throw notSent(node, row.itemIndex, `Not sent: ${waitExhausted}`, description, { error_code: null, details });
+			return notSent(node, row.itemIndex, `Not sent: ${waitExhausted}`, description, { error_code: null, details });
 		}
-		if (waitMs >= 1000 && !preview) announce(context, `Money ${resource} run: waiting ${Math.ceil(waitMs / 1000)} s for the velocity limit (${rule}) before item ${row.itemIndex + 1} of ${rows.length}`);
-		if (preview) preview.clock.at += waitMs;
-		else if (await waitUnlessCancelled(waitMs, signal)) {
-			throw cancelledError(node, `The execution was cancelled while this ${resource} waited for the velocity limit; it was not sent`, { itemIndex: row.itemIndex, attempted: false });
+		if (waitMs >= 1000) io.announce(`Money ${resource} run: waiting ${Math.ceil(waitMs / 1000)} s for the velocity limit (${rule}) before item ${row.itemIndex + 1} of ${rows.length}`);
+		if (await io.wait(waitMs)) {
+			return cancelledError(node, `The execution was cancelled while this ${resource} waited for the velocity limit; it was not sent`, { itemIndex: row.itemIndex, attempted: false });
 		}
 		counts.waitedMs += waitMs;
+		return undefined;
 	};
 
 	/**
 	 * The request of one row, paced: a velocity refusal is waited out and the same body resent under
 	 * the same key (On Velocity Limit: Wait); a cap or a balance too low stops the wallet's later
-	 * rows. `unansweredAttempts` counts every attempt of this create that may have been carried out.
+	 * rows. The outcome is unknown when any attempt, across the resends, may have been carried out.
 	 */
-	const postPaced = async (row: CreateRow, body: IDataObject, key: string, pin: string, movedNow: (answer: MoneyApiAnswer) => boolean): Promise<MoneyApiAnswer> => {
+	const postPaced = async (row: CreateRow, body: IDataObject, key: string, pin: string): Promise<CreateOutcome> => {
 		const waits = settings.onVelocityLimit === 'wait';
 		const paced = waits && resource === 'payout';
-		let unansweredBefore = 0;
-		/** What the first attempt of this create that may have been carried out got, across the resends. */
-		let firstUnanswered: unknown;
-		try {
-			for (;;) {
-				if (paced) await waitFor(row, pacer.delayBeforeNext(now()));
-				try {
-					memory.sending(key, body);
-					const answered = await post(row, body, key, pin);
-					const answer = { ...answered, unansweredAttempts: unansweredBefore + answered.unansweredAttempts };
-					if ((paced || pacing) && movedNow(answer)) pacer.recordSend(now());
-					return answer;
-				} catch (error) {
-					const nodeError = asNodeError(node, error, row.itemIndex);
-					const details = nodeError.context.details as IDataObject | undefined;
-					const kind = classifyRefusal(nodeError.context.error_code, details);
-					if (kind === 'velocity') {
-						pacing = true;
-						const wait = pacer.learnFromRefusal(details, now());
-						if (!waits) throw nodeError;
-						unansweredBefore += Number(nodeError.context.unansweredAttempts ?? 0);
-						firstUnanswered ??= nodeError.context.unanswered;
-						await waitFor(row, wait);
-						continue;
-					}
-					if (kind !== 'other') {
-						const stop = { kind, itemIndex: row.itemIndex, errorCode: String(nodeError.context.error_code), currency: String(body.currency), details: details ?? {} };
-						gate.recordStop(body, stop);
-						const later = rows.length - row.itemIndex - 1;
-						if (!context.continueOnFail()) nodeError.message = `${nodeError.message}: ${describeStop(stop, body.amount as number)}; the run stopped here and ${later} later items were not attempted`;
-						else nodeError.description = `${nodeError.description ?? ''} This cannot clear within the run: the remaining ${stop.currency} ${resource}s of this run from the same wallet fail without being sent.`.trim();
-					}
-					throw nodeError;
-				}
+		/** What the first attempt that may have been carried out got, across the resends. */
+		let unanswered: string | undefined;
+		const ended = (outcome: CreateOutcome): CreateOutcome => {
+			if (unanswered === undefined) return outcome;
+			if (outcome.kind === 'accepted') return { kind: 'accepted', answer: { ...outcome.answer, unanswered } };
+			return { kind: 'unknown', error: mayHaveMoved(outcome.error, `An earlier attempt of this ${resource} got no answer or a 5xx`), unanswered };
+		};
+		for (;;) {
+			const held = paced ? await waitFor(row, pacer.delayBeforeNext(io.now())) : undefined;
+			if (held) return ended({ kind: 'refused', error: held });
+			const outcome = await io.post(row, body, key, pin);
+			unanswered ??= outcome.kind === 'accepted' ? outcome.answer.unanswered : outcome.kind === 'unknown' ? outcome.unanswered : undefined;
+			if (outcome.kind === 'accepted') {
+				if ((paced || pacing) && (!isReplay(outcome.answer) || unanswered !== undefined)) pacer.recordSend(io.now());
+				return ended(outcome);
 			}
-		} catch (error) {
-			const nodeError = asNodeError(node, error, row.itemIndex);
-			if (firstUnanswered !== undefined) nodeError.context.unanswered = firstUnanswered;
-			if (unansweredBefore === 0) throw nodeError;
-			nodeError.context.unansweredAttempts = unansweredBefore + Number(nodeError.context.unansweredAttempts ?? 0);
-			throw mayHaveMoved(nodeError, `An earlier attempt of this ${resource} got no answer or a 5xx`);
+			const { error } = outcome;
+			const details = error.context.details as IDataObject | undefined;
+			const kind = classifyRefusal(error.context.error_code, details);
+			if (kind === 'velocity') {
+				pacing = true;
+				const wait = pacer.learnFromRefusal(details, io.now());
+				if (!waits) return ended(outcome);
+				const stopped = await waitFor(row, wait);
+				if (stopped) return ended({ kind: 'refused', error: stopped });
+				continue;
+			}
+			if (kind !== 'other') {
+				const stop = { kind, itemIndex: row.itemIndex, errorCode: String(error.context.error_code), currency: String(body.currency), details: details ?? {} };
+				gate.recordStop(body, stop);
+				const later = rows.length - row.itemIndex - 1;
+				if (!context.continueOnFail()) error.message = `${error.message}: ${describeStop(stop, body.amount as number)}; the run stopped here and ${later} later items were not attempted`;
+				else error.description = `${error.description ?? ''} This cannot clear within the run: the remaining ${stop.currency} ${resource}s of this run from the same wallet fail without being sent.`.trim();
+			}
+			return ended(outcome);
 		}
 	};
 
 	/**
-	 * Sends a row once under its key (docs/idempotency.md), the memory updated before and after each
-	 * request. `outcome` is `created` when the money moved in this run, also when the API answers from
-	 * its record for an unacknowledged earlier send of this execution (`earlier_attempt` names it),
-	 * `replayed` when the payment existed before this run. A row this execution's memory holds as
-	 * acknowledged is not sent again: the acknowledgement is the memory's (an API whose idempotency
-	 * records expire would make it again).
+	 * A row through the gate and the send (docs/idempotency.md): its memory read once, its outcome
+	 * recorded once. `outcome` is `created` when the money moved in this run, also when the API
+	 * answers from its record for an unacknowledged earlier send of this execution (`earlier_attempt`
+	 * names it), `replayed` when the payment existed before this run. A row this execution's memory
+	 * holds as acknowledged is not sent again: the acknowledgement is the memory's (an API whose
+	 * idempotency records expire would make it again).
 	 */
-	const send = async (row: CreateRow, key: string, body: IDataObject, identity: IDataObject): Promise<IDataObject> => {
-		const replayed = (answer: IDataObject) => ({ outcome: 'replayed', status: null, ...identity, ...answer, resource, idempotency_key: key });
-		const acknowledged = memory.acknowledgement(key);
-		if (acknowledged) return replayed(acknowledged);
+	const createRow = async (row: CreateRow, key: string, prior: Prior): Promise<Created> => {
+		const { body } = prior;
+		const refusal = gate.refusalOf(row, key, prior);
+		if (refusal || !body) return { error: refusal ?? (row.error as NodeError) };
+		const identity = identityOf(resource, body, row.businessReference);
+		const failed = (error: NodeError): Created => {
+			Object.assign(error.context, { sent: identity, idempotency_key: key });
+			return { error };
+		};
+		if (!started && resource === 'payout' && settings.onVelocityLimit === 'wait' && rows.length > settings.velocity.limit) {
+			const { limit, windowMs } = settings.velocity;
+			io.announce(`Money payout run: ${rows.length} payouts at the velocity limit of ${limit} per ${windowMs / 1000} s take at least ${durationText(minimumPacedDurationMs(rows.length, settings.velocity))}`);
+		}
+		started = true;
+		const held = gate.holdOf(row);
+		if (held) return failed(held);
+		gate.bind();
+		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identity, ...acknowledgement, resource, idempotency_key: key }, identity, key });
+		if (prior.acknowledged) return replayed(prior.acknowledged);
 		const pin = pinFor(row, key);
-		const earlierAttempt = memory.uncertainAttempt(key);
-		const sentBefore = memory.hasSent(key);
-		const earlierEntry = memory.snapshot(key);
-		const isReplay = (answer: MoneyApiAnswer) => headerValue(answer.headers, REPLAY_HEADER)?.toLowerCase() === 'true';
-		try {
-			const answer = await postPaced(row, body, key, pin, (answered) => !(isReplay(answered) && answered.unansweredAttempts === 0));
-			const acknowledgement = { ...answer.body };
-			delete acknowledgement.success;
-			memory.accepted(key, acknowledgement);
-			if (isReplay(answer) && earlierAttempt === undefined && (sentBefore || answer.unansweredAttempts === 0)) return replayed(acknowledgement);
-			// An accepted create is PENDING (docs/decisions.md#d8-output).
-			const { reference, ...rest } = acknowledgement;
-			return { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...(earlierAttempt ? { earlier_attempt: earlierAttempt } : {}) };
-		} catch (error) {
-			const nodeError = asNodeError(node, error, row.itemIndex);
-			const { httpCode, unansweredAttempts, unanswered } = nodeError.context;
-			if (nodeError.context.attempted !== false) {
-				// The transport counts the attempts that may have been carried out and says what the first got; any other failure without an answer may have been.
-				const noAnswer = httpCode === undefined || httpCode === null;
-				const uncertain = typeof unansweredAttempts === 'number' ? unansweredAttempts > 0 : noAnswer || Number(httpCode) >= 500;
-				const got = typeof unanswered === 'string' ? unanswered : noAnswer ? 'no answer' : `HTTP ${String(httpCode)}`;
-				memory.failed(key, httpCode, uncertain ? `${got} in execution ${context.getExecutionId()}` : undefined, earlierEntry);
-			}
-			Object.assign(nodeError.context, { sent: identity, idempotency_key: key });
-			throw nodeError;
+		if (typeof pin !== 'string') return failed(pin);
+		const outcome = await postPaced(row, body, key, pin);
+		if (outcome.kind !== 'accepted') {
+			memory.record(key, body, outcome.kind === 'unknown' ? { uncertain: `${outcome.unanswered} in execution ${context.getExecutionId()}` } : 'refused');
+			return failed(outcome.error);
 		}
+		const acknowledgement = { ...outcome.answer.body };
+		delete acknowledgement.success;
+		memory.record(key, body, { accepted: acknowledgement });
+		if (isReplay(outcome.answer) && prior.uncertain === undefined && outcome.answer.unanswered === undefined) return replayed(acknowledgement);
+		// An accepted create is PENDING (docs/decisions.md#d8-output).
+		const { reference, ...rest } = acknowledgement;
+		const earlier = prior.uncertain ? { earlier_attempt: prior.uncertain } : {};
+		return { json: { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...earlier }, identity, key };
 	};
 
-	/**
-	 * The row through the gate and the send; throws what the create throws, naming the row and its
-	 * key. A row an earlier send of this execution may have made is never "not sent".
-	 */
-	const create = async (itemIndex: number): Promise<IDataObject> => {
+	/** A row's one result: what it made, or the error that is its item; a row an earlier send of this execution may have made is never "not sent". */
+	const create = async (itemIndex: number): Promise<Created> => {
 		const row = rows[itemIndex];
-		const key = keys[itemIndex];
-		const earlier = memory.uncertainAttempt(key);
-		const body = row.body && memory.bodyToSend(resource, key, row.body);
-		const identity = body ? identityOf(resource, body, row.businessReference) : undefined;
+		const prior = memory.prior(resource, keys[itemIndex], row.body);
+		let created: Created;
 		try {
-			const refusal = gate.refusalOf(row, key);
-			if (refusal || !body || !identity) throw refusal ?? row.error;
-			if (!started && !preview && resource === 'payout' && settings.onVelocityLimit === 'wait' && rows.length > settings.velocity.limit) {
-				const { limit, windowMs } = settings.velocity;
-				announce(context, `Money payout run: ${rows.length} payouts at the velocity limit of ${limit} per ${windowMs / 1000} s take at least ${durationText(minimumPacedDurationMs(rows.length, settings.velocity))}`);
-			}
-			started = true;
-			const held = gate.holdOf(row);
-			if (held) {
-				Object.assign(held.context, { sent: identity, idempotency_key: key });
-				throw held;
-			}
-			gate.bind();
-			if (!preview) return await send(row, key, body, identity);
-			const moves = memory.isAccepted(key) ? false : earlier !== undefined ? 'maybe' : true;
-			await send(row, key, body, identity);
-			return preview.wouldSend(row, identity, key, moves);
+			created = await createRow(row, keys[itemIndex], prior);
 		} catch (error) {
-			const nodeError = asNodeError(node, error, itemIndex);
-			throw earlier !== undefined ? mayHaveMoved(nodeError, `An earlier send of this ${resource} got no acknowledgement (${earlier})`) : nodeError;
+			created = { error: asNodeError(node, error, itemIndex) };
 		}
+		if ('error' in created && prior.uncertain !== undefined) mayHaveMoved(created.error, `An earlier send of this ${resource} got no acknowledgement (${prior.uncertain})`);
+		return created;
 	};
 
 	const progress = (done: number) => {
@@ -287,44 +314,43 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		announce(context, line);
 	};
 
-	return {
+	const parts: RunParts = {
+		create,
 		failedJson(itemIndex, error) {
 			const { idempotency_key: key, sent } = error.context;
 			const identity = sent && typeof sent === 'object' && !Array.isArray(sent) ? (sent as IDataObject) : identityAsGiven(context, resource, rows[itemIndex]);
 			const { error: message, ...rest } = errorItemJson(error);
 			return { outcome: 'failed', error: message, ...identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };
 		},
-		async execute(itemIndex) {
+		switchRefusal(itemIndex) {
 			const row = rows[itemIndex];
-			if (typeof previewSwitch !== 'boolean' || row.preview !== previewSwitch) {
-				const rule = `is one switch for the whole run: turn it on or off in the node, not from item data (it read ${JSON.stringify(row.preview)})`;
-				throw fieldError(node, { parameter: 'preview', label: 'Preview Only', field: 'preview', rule }, itemIndex);
-			}
-			if (preview) {
-				// A preview that cannot read its credential previews nothing: it fails as a whole, as the real run would.
-				if (typeof client !== 'string') throw client;
-				const refused = (error: unknown) => {
-					const nodeError = asNodeError(node, error, itemIndex);
-					return preview.wouldRefuse(row, nodeError, (nodeError.context.sent as IDataObject | undefined) ?? identityAsGiven(context, resource, row));
-				};
-				const json = preview.notReached(row, identityAsGiven(context, resource, row)) ?? (await create(itemIndex).catch(refused));
-				return [{ json: { ...json, plan_id: plan.id, plan_row: plan.rows[itemIndex], preview: true } }];
-			}
+			if (typeof previewSwitch === 'boolean' && row.preview === previewSwitch) return undefined;
+			const rule = `is one switch for the whole run: turn it on or off in the node, not from item data (it read ${JSON.stringify(row.preview)})`;
+			return fieldError(node, { parameter: 'preview', label: 'Preview Only', field: 'preview', rule }, itemIndex);
+		},
+		...(typeof client !== 'string' ? { runFailure: client } : {}),
+		givenIdentity: (itemIndex) => identityAsGiven(context, resource, rows[itemIndex]),
+		rows,
+	};
+	if (preview) return previewRun(preview, parts);
+	return {
+		failedJson: parts.failedJson,
+		async execute(itemIndex) {
+			const refusal = parts.switchRefusal(itemIndex);
+			if (refusal) throw refusal;
 			try {
 				const created = await create(itemIndex);
+				if ('error' in created) {
+					if (created.error.context.attempted === false) counts.notAttempted++;
+					else counts.failed++;
+					throw created.error;
+				}
 				counts.created++;
-				return [{ json: await withFinalStatus(context, resource, created, row.options, { ...row.call, credential, itemIndex }) }];
-			} catch (error) {
-				const nodeError = asNodeError(node, error, itemIndex);
-				if (nodeError.context.attempted === false) counts.notAttempted++;
-				else counts.failed++;
-				throw nodeError;
+				return [{ json: await withFinalStatus(context, resource, created.json, rows[itemIndex].options, { ...rows[itemIndex].call, credential, itemIndex }) }];
 			} finally {
 				progress(itemIndex + 1);
 			}
 		},
-		finish() {
-			for (const line of preview?.summary() ?? []) context.addExecutionHints({ message: line, location: 'outputPane' });
-		},
+		finish: () => undefined,
 	};
 }

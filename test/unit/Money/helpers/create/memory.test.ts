@@ -107,9 +107,9 @@ describe('idempotency keys (D4)', () => {
 			const nodeContext: IDataObject = {};
 			const preview = NodeMemory.of(nodeRun({ nodeContext })).copy();
 			preview.makeAnchor();
-			preview.sending('k1', { amount: 1 });
+			preview.record('k1', { amount: 1 }, { accepted: { reference: 'po_1' } });
 			expect(NodeMemory.of(nodeRun({ nodeContext })).hasAnchor).toBe(false);
-			expect(NodeMemory.of(nodeRun({ nodeContext })).hasSent('k1')).toBe(false);
+			expect(NodeMemory.of(nodeRun({ nodeContext })).prior('payout', 'k1').acknowledged).toBeUndefined();
 		});
 	});
 });
@@ -188,95 +188,62 @@ describe('what a create sent under each key', () => {
 		return { memory: NodeMemory.of(nodeRun({ nodeContext })), afterRetry: () => NodeMemory.of(nodeRun({ mode: 'retry', nodeContext: stored(nodeContext) })), nodeContext };
 	}
 
+	const uncertain = { uncertain: 'no answer in execution 7' };
+	const accepted = { accepted: { reference: 'po_1' } };
+
 	it("gives a resend the first body, field for field, with the current item's identical document", () => {
 		const { memory, afterRetry } = memories();
-		expect(memory.bodyToSend('payout', 'k1', first)).toBe(first);
-		memory.sending('k1', first);
-		const again = afterRetry().bodyToSend('payout', 'k1', retried);
+		expect(memory.prior('payout', 'k1', first).body).toBe(first);
+		memory.record('k1', first, uncertain);
+		const again = afterRetry().prior('payout', 'k1', retried).body;
 		expect(again).toEqual(first);
 		expect(JSON.stringify(again)).toBe(JSON.stringify(first));
 	});
 
 	it('keeps a document by its digest only, and refuses to resend another document', () => {
 		const { memory, afterRetry, nodeContext } = memories();
-		memory.sending('k1', first);
+		memory.record('k1', first, uncertain);
 		const kept = JSON.stringify(nodeContext);
 		const document = (first.payment_reference as IDataObject).ref_document as string;
 		expect(kept).not.toContain(document);
 		expect(kept).toContain(createHash('sha256').update(document).digest('hex'));
 		const otherDocument = { ...retried, payment_reference: { ref_number: 'INV-1', ref_document: Buffer.from('%PDF-1.7 other').toString('base64') } };
-		expect(afterRetry().keptOtherDocument('payout', 'k1', otherDocument)).toBe(true);
-		expect(afterRetry().bodyToSend('payout', 'k1', otherDocument)).toBe(otherDocument);
-		expect(afterRetry().keptOtherDocument('payout', 'k1', retried)).toBe(false);
+		expect(afterRetry().prior('payout', 'k1', otherDocument)).toMatchObject({ otherDocument: true, body: otherDocument });
+		expect(afterRetry().prior('payout', 'k1', retried).otherDocument).toBe(false);
 	});
 
 	it('sends the current body when the money it moves differs (a Business Reference with another amount: the API is to refuse it)', () => {
 		const { memory } = memories();
-		memory.sending('k1', first);
+		memory.record('k1', first, uncertain);
 		const otherAmount = { ...first, amount: 5001 };
-		expect(memory.bodyToSend('payout', 'k1', otherAmount)).toBe(otherAmount);
-		expect(memory.changesSinceAccepted('payout', 'k1', otherAmount)).toEqual([]);
+		expect(memory.prior('payout', 'k1', otherAmount)).toMatchObject({ body: otherAmount, changes: [] });
 	});
 
-	it('forgets a body the API refused outright (4xx), so a corrected row goes out corrected', () => {
+	it('records nothing of a refusal, so a corrected row goes out corrected', () => {
 		const { memory } = memories();
-		memory.sending('k1', first);
-		memory.failed('k1', 402, undefined, undefined);
-		expect(memory.hasSent('k1')).toBe(false);
-		expect(memory.bodyToSend('payout', 'k1', retried)).toBe(retried);
+		memory.record('k1', first, 'refused');
+		expect(memory.prior('payout', 'k1', retried)).toEqual({ body: retried, changes: [], otherDocument: false });
 	});
 
-	it('never forgets a body that went unanswered, even when a later attempt is refused before the API looks at it (429, 401)', () => {
+	it('never forgets a body that went unanswered: a refusal after it leaves it', () => {
 		const { memory, afterRetry } = memories();
-		memory.sending('k1', first);
-		memory.failed('k1', 429, 'no answer in execution 7', undefined);
-		expect(memory.hasSent('k1')).toBe(true);
+		memory.record('k1', first, uncertain);
 		const later = afterRetry();
-		later.sending('k1', first);
-		later.failed('k1', 401, undefined, undefined);
-		later.failed('k1', 400, undefined, undefined);
-		expect(later.bodyToSend('payout', 'k1', retried)).toEqual(first);
-	});
-
-	it('never forgets an accepted body, and says it was accepted', () => {
-		const { memory, afterRetry } = memories();
-		memory.sending('k1', first);
-		memory.accepted('k1', { reference: 'po_1' });
-		memory.failed('k1', 404, undefined, undefined);
-		expect(afterRetry().isAccepted('k1')).toBe(true);
+		later.record('k1', { ...first, amount: 5001 }, 'refused');
+		expect(later.prior('payout', 'k1', retried)).toMatchObject({ uncertain: 'no answer in execution 7', body: first });
 	});
 
 	it('does not send other values under the key of a row the API accepted: it names what changed', () => {
 		const { memory, afterRetry } = memories();
-		memory.sending('k1', first);
-		memory.accepted('k1', { reference: 'po_1' });
+		memory.record('k1', first, accepted);
 		const otherWallet = { ...retried, account_number: 'WAL-XOF-2', amount: 5500 };
-		expect(afterRetry().changesSinceAccepted('payout', 'k1', otherWallet)).toEqual([
-			{ field: 'amount', before: 5000, now: 5500 },
-			{ field: 'account_number', before: null, now: 'WAL-XOF-2' },
-		]);
-	});
-
-	it('keeps a key whose first send went unanswered uncertain when another body goes out under it', () => {
-		const { memory, afterRetry } = memories();
-		memory.sending('k1', first);
-		memory.failed('k1', undefined, 'no answer in execution 7', undefined);
-		const later = afterRetry();
-		later.sending('k1', { ...first, amount: 5001 });
-		later.failed('k1', 402, undefined, undefined);
-		expect(later.hasSent('k1')).toBe(true);
-		expect(later.uncertainAttempt('k1')).toBe('no answer in execution 7');
-	});
-
-	it('puts the earlier entry back after IDEMPOTENCY_CONFLICT', () => {
-		const { memory } = memories();
-		memory.sending('k1', first);
-		memory.accepted('k1', { reference: 'po_1' });
-		const earlier = memory.snapshot('k1');
-		memory.sending('k1', { ...first, amount: 5001 });
-		memory.failed('k1', 409, undefined, earlier);
-		expect(memory.bodyToSend('payout', 'k1', retried)).toEqual(first);
-		expect(memory.isAccepted('k1')).toBe(true);
+		expect(afterRetry().prior('payout', 'k1', otherWallet)).toMatchObject({
+			acknowledged: { reference: 'po_1' },
+			changes: [
+				{ field: 'amount', before: 5000, now: 5500 },
+				{ field: 'account_number', before: null, now: 'WAL-XOF-2' },
+			],
+		});
 	});
 
 	it('lists the fields of the movement that changed, by their API names (never the free text)', () => {
@@ -286,47 +253,29 @@ describe('what a create sent under each key', () => {
 		]);
 	});
 
-	describe('an unacknowledged send (uncertainAttempt)', () => {
+	describe('an unacknowledged send (uncertain)', () => {
 		it('says what it got and in which execution, through a Retry', () => {
 			const { memory, afterRetry } = memories();
-			memory.sending('k1', first);
-			expect(memory.uncertainAttempt('k1')).toBeUndefined();
-			memory.failed('k1', 503, 'HTTP 503 in execution 7', undefined);
-			expect(memory.uncertainAttempt('k1')).toBe('HTTP 503 in execution 7');
-			expect(afterRetry().uncertainAttempt('k1')).toBe('HTTP 503 in execution 7');
+			memory.record('k1', first, { uncertain: 'HTTP 503 in execution 7' });
+			expect(memory.prior('payout', 'k1').uncertain).toBe('HTTP 503 in execution 7');
+			expect(afterRetry().prior('payout', 'k1').uncertain).toBe('HTTP 503 in execution 7');
 		});
 
-		it('keeps the first one: a later unanswered send of the key does not replace it', () => {
+		it('keeps the first one: a later unanswered send of the key, with another body, does not replace it', () => {
 			const { memory, afterRetry } = memories();
-			memory.sending('k1', first);
-			memory.failed('k1', undefined, 'no answer in execution 7', undefined);
+			memory.record('k1', first, uncertain);
 			const later = afterRetry();
-			later.sending('k1', first);
-			later.failed('k1', 200, 'HTTP 200 in execution 8', undefined);
-			expect(later.uncertainAttempt('k1')).toBe('no answer in execution 7');
+			later.record('k1', { ...first, amount: 5001 }, { uncertain: 'HTTP 200 in execution 8' });
+			expect(later.prior('payout', 'k1')).toMatchObject({ uncertain: 'no answer in execution 7' });
+			expect(later.prior('payout', 'k1', { ...first, amount: 5001 }).body).toEqual({ ...first, amount: 5001, payment_reference: expect.any(Object) });
 		});
 
-		it('is none once the API acknowledged the key, and none for a key never sent or refused outright', () => {
+		it('is none once the API acknowledged the key, and none for a key never sent', () => {
 			const { memory } = memories();
-			memory.sending('k1', first);
-			memory.failed('k1', undefined, 'no answer in execution 7', undefined);
-			memory.accepted('k1', { reference: 'po_1' });
-			expect(memory.uncertainAttempt('k1')).toBeUndefined();
-			expect(memory.uncertainAttempt('k2')).toBeUndefined();
-			memory.sending('k3', first);
-			memory.failed('k3', 400, undefined, undefined);
-			expect(memory.uncertainAttempt('k3')).toBeUndefined();
-		});
-
-		it('survives an IDEMPOTENCY_CONFLICT of another body under the key', () => {
-			const { memory } = memories();
-			memory.sending('k1', first);
-			memory.failed('k1', undefined, 'no answer in execution 7', undefined);
-			const earlier = memory.snapshot('k1');
-			memory.sending('k1', { ...first, amount: 5001 });
-			memory.failed('k1', 409, undefined, earlier);
-			expect(memory.uncertainAttempt('k1')).toBe('no answer in execution 7');
-			expect(memory.bodyToSend('payout', 'k1', retried)).toEqual(first);
+			memory.record('k1', first, uncertain);
+			memory.record('k1', first, accepted);
+			expect(memory.prior('payout', 'k1')).toEqual({ acknowledged: { reference: 'po_1' }, changes: [], otherDocument: false });
+			expect(memory.prior('payout', 'k2')).toEqual({ changes: [], otherDocument: false });
 		});
 	});
 });
