@@ -18,13 +18,13 @@ export const CREATE_OUTCOME_UNKNOWN =
 	'The money may have moved: the Money API may have made this create although no answer said so. A Retry of this execution (or Retry On Fail) sends it again under the same idempotency key and cannot pay twice; a new run of the workflow pays it again unless a Business Reference is mapped. Check with Get Many before sending it any other way.';
 
 const GENERIC_ADVICE_BY_STATUS: Record<number, string> = {
-	400: 'The request was refused as invalid. Fix the input; resending it unchanged fails again.',
-	401: 'Authentication failed: check the Client ID, Client Secret (or API Key) and HMAC Secret of the Money API credential, and that this machine’s clock is right.',
-	402: 'The payment could not be funded.',
-	403: 'The client is not allowed to do this. Ask the Money API provider to check the client’s access.',
-	404: 'Nothing was found for this request. Check the reference or identifier.',
-	409: 'The request conflicts with an earlier one.',
-	429: 'Too many requests: the node already retried with backoff. Lower the request rate (fewer items or less concurrency) or raise Max Retries.',
+	400: 'The request was refused as invalid: fix the input before sending it again.',
+	401: 'Authentication failed: check the Client ID, Client Secret (or API Key) and HMAC Secret of the Money API credential, and this machine’s clock.',
+	402: 'The payment could not be funded: check the amount and the balance it draws on.',
+	403: 'The client is not allowed to do this: ask the Money API provider to check the client’s access.',
+	404: 'Nothing was found: check the reference or identifier.',
+	409: 'The request conflicts with an earlier one: look that one up before sending this again.',
+	429: 'Too many requests although the node retried with backoff: lower the rate (fewer items or less concurrency) or raise Max Retries.',
 	500: 'The Money API failed unexpectedly.',
 	502: 'The Money API could not complete the call upstream; the node already retried with backoff.',
 	503: 'The Money API or the payment provider is temporarily unavailable; the node already retried with backoff.',
@@ -48,50 +48,52 @@ type AdviceFor = string | ((failure: MoneyApiFailure) => string);
 
 const ADVICE_BY_CODE: Record<string, AdviceFor> = {
 	VALIDATION_ERROR: (failure) =>
-		withDetails(
-			'The Money API refused some fields. Fix these fields and run again',
-			describeDetails(failure.details),
-		),
-	CHANNEL_NOT_SUPPORTED: 'The channel is not supported for this client. Use Platform, PSP A (Togo) or PSP B (Togo), or ask the provider to enable the channel.',
-	PAYER_NOT_ELIGIBLE: 'The payer exists but cannot be charged (blocked, limited or wrong account type). Check the payer identifier and account type, or ask the payer to contact the provider.',
-	BENEFICIARY_NOT_ELIGIBLE: 'The beneficiary exists but cannot receive funds. Check the beneficiary identifier and account type.',
-	MERCHANT_ACCOUNT_NOT_CONFIGURED: 'The merchant has no primary wallet configured. Ask the Money API provider to configure the merchant’s primary wallet.',
-	MERCHANT_PROFILE_INCOMPLETE: 'The merchant profile is missing required fields (unique ID or wallet number). Ask the Money API provider to complete the merchant profile.',
+		withDetails('The Money API refused some fields: fix them and run again', describeDetails(failure.details)),
+	CHANNEL_NOT_SUPPORTED: 'This client cannot use this channel: choose Platform, PSP A (Togo) or PSP B (Togo), or ask the provider to enable it.',
+	PAYER_NOT_ELIGIBLE: 'The payer cannot be charged (blocked, limited or wrong account type): check the payer identifier and account type, or ask the payer to contact the provider.',
+	BENEFICIARY_NOT_ELIGIBLE: 'The beneficiary cannot receive funds: check the beneficiary identifier and account type.',
+	MERCHANT_ACCOUNT_NOT_CONFIGURED: 'Ask the Money API provider to configure the merchant’s primary wallet.',
+	MERCHANT_PROFILE_INCOMPLETE: 'Ask the Money API provider to complete the merchant profile (its unique ID or wallet number is missing).',
 	INSUFFICIENT_FUNDS: (failure) =>
 		withDetails(
-			'The wallet balance does not cover this payout. Top up the merchant wallet, lower the amount, or debit another wallet with Account Number',
+			'Top up the merchant wallet, lower the amount, or debit another wallet with Account Number',
 			describeDetails(failure.details, ['available_balance', 'currency', 'requested_amount', 'amount']),
 		),
 	SEC_ENDPOINT_NOT_AUTHORIZED: (failure) =>
-		`This client is not entitled to this endpoint${
+		`Ask the Money API provider to grant this client the endpoint entitlement${
 			typeof failure.details?.slug === 'string' ? ` (${failure.details.slug})` : ''
-		}, or is not linked to a merchant account. Ask the Money API provider to grant the client the endpoint entitlement (slugs such as post_money_v1_payout) and to link it to a merchant account.`,
+		} and to link it to a merchant account.`,
 	LIMIT_EXCEEDED: (failure) =>
-		withDetails(
-			'A payout limit was reached (minimum or maximum amount, daily or monthly cap, or at most 20 payouts in 5 minutes). Change the amount, wait for the window to pass, or ask the provider to raise the limit',
+		`${withDetails(
+			'A payout limit was reached: change the amount, wait for its window to pass, or ask the provider to raise it',
 			describeDetails(failure.details, LIMIT_FIELDS) || describeDetails(failure.details),
-		),
-	MERCHANT_NOT_RESOLVED: 'The merchant profile could not be loaded for this client. Ask the Money API provider to check the client’s merchant link.',
-	merchant_not_linked: 'This client is not linked to a merchant account. Ask the Money API provider to link the client to the merchant account.',
-	PAYER_NOT_FOUND: 'No payer matches this identifier. Check the identifier and its type (GM Account or Phone), and the account type for phone numbers.',
-	BENEFICIARY_NOT_FOUND: 'No beneficiary matches this identifier. Check the identifier and its type (GM Account or Phone), and the account type for phone numbers.',
-	CHARGE_NOT_FOUND: 'No charge with this reference belongs to this client. Use the reference returned by Create Charge.',
-	PAYOUT_NOT_FOUND: 'No payout with this reference belongs to this client. Use the reference returned by Create Payout.',
-	ACCOUNT_NOT_FOUND: 'The charge or payout was not found or is not visible to this client.',
-	account_not_found: 'The wallet details could not be retrieved. Try again later or ask the provider to check the wallet.',
-	transaction_not_found: 'No transaction with this ID, or this client is neither its payer nor its payee. Use a payment ID or unique ID of one of this merchant’s transactions.',
-	IDEMPOTENCY_CONFLICT: 'The Money API already holds a create under this idempotency key with a different payload, so nothing new was created: that charge or payout exists, or is under way. Look it up (Get Many, or Reconcile by Business Reference) before sending anything else: this row sent again under another Business Reference would be a second payment, right only if it is another payment. Causes: a Business Reference reused with other values (amount, counterpart, ...), or a Message or Metadata that change from run to run ({{ $now }}, {{ $execution.id }}) on a row paid before: give those values taken from the row, and send the original values to get the original result.',
+		)}. See docs/errors.md#limit_exceeded.`,
+	MERCHANT_NOT_RESOLVED: 'The merchant profile could not be loaded for this client: ask the Money API provider to check its merchant link.',
+	merchant_not_linked: 'Ask the Money API provider to link the client to a merchant account.',
+	PAYER_NOT_FOUND: 'No payer matches this identifier: check it, its type (GM Account or Phone) and, for a phone number, the account type.',
+	BENEFICIARY_NOT_FOUND: 'No beneficiary matches this identifier: check it, its type (GM Account or Phone) and, for a phone number, the account type.',
+	CHARGE_NOT_FOUND: 'No charge of this client has this reference: use the reference Create Charge returned.',
+	PAYOUT_NOT_FOUND: 'No payout of this client has this reference: use the reference Create Payout returned.',
+	ACCOUNT_NOT_FOUND: 'The charge or payout was not found or is not visible to this client: check its reference.',
+	account_not_found: 'The wallet details could not be retrieved: try again later or ask the provider to check the wallet.',
+	transaction_not_found: 'Use a payment ID or unique ID of this merchant’s transactions: none has this ID, or this client is neither its payer nor its payee.',
+	IDEMPOTENCY_CONFLICT:
+		'The Money API already holds a create under this idempotency key with a different payload (nothing new was created; that charge or payout exists or is under way): look it up (Get Many, or Reconcile by Business Reference) before sending anything, as another Business Reference would make a second payment. See docs/errors.md#idempotency_conflict.',
 	UPSTREAM_ERROR: GENERIC_ADVICE_BY_STATUS[502],
 	service_unavailable: 'The data could not be loaded upstream; the node already retried with backoff.',
 	PROVIDER_UNAVAILABLE: 'The payment provider is temporarily unavailable; the node already retried with backoff.',
 	INTERNAL_ERROR: GENERIC_ADVICE_BY_STATUS[500],
-	unauthenticated: 'The Money API did not accept the credentials, the signature or the timestamp. Check the Money API credential (HMAC Secret included) and this machine’s clock.',
-	forbidden: 'This client is not entitled to this endpoint. Ask the Money API provider to grant the endpoint entitlement.',
-	not_found: 'The Money API has no such route. Check the Base URL of the credential (without /money/v1).',
-	validation_failed: (failure) =>
-		withDetails('The Money API refused the request parameters', describeDetails(failure.details)),
-	rate_limit_exceeded: 'Too many requests: the node already retried with backoff. Lower the request rate (fewer items or less concurrency) or raise Max Retries.',
+	unauthenticated: 'The Money API refused the credentials, the signature or the timestamp: check the Money API credential (HMAC Secret included) and this machine’s clock.',
+	forbidden: 'Ask the Money API provider to grant this client the endpoint entitlement.',
+	not_found: 'The Money API has no such route: check the Base URL of the credential (without /money/v1).',
+	validation_failed: (failure) => withDetails('The Money API refused the request parameters: fix them and run again', describeDetails(failure.details)),
+	rate_limit_exceeded: GENERIC_ADVICE_BY_STATUS[429],
 };
+
+/** A sentence as a clause of another; each fallback opens with a common word, never a name. */
+function lowerFirst(text: string): string {
+	return text.charAt(0).toLowerCase() + text.slice(1);
+}
 
 /** The advice of a code; the lower-case codes of the transaction-details envelope share their upper-case twin's. */
 function adviceOf(code: string): AdviceFor | undefined {
@@ -121,7 +123,7 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 		if (skew !== undefined && Math.abs(skew) > TIMESTAMP_TOLERANCE_SECONDS) {
 			return {
 				message: `Money API rejected the request timestamp: this machine’s clock is ${Math.abs(skew)} s ${skew > 0 ? 'ahead of' : 'behind'} the server’s (tolerance ${TIMESTAMP_TOLERANCE_SECONDS} s)`,
-				description: `Requests are signed with the local time and refused when it differs from the server time by more than 300 seconds. Synchronise the clock of the machine running n8n (NTP), then run again.${unknownOutcome}`,
+				description: `Synchronise the clock of the machine running n8n (NTP), then run again: the Money API refuses a request signed more than ${TIMESTAMP_TOLERANCE_SECONDS} s from its own time.${unknownOutcome}`,
 			};
 		}
 	}
@@ -129,14 +131,14 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 		const notSent = failure.createOutcomeUnknown ? 'so this attempt was not sent' : 'so nothing was sent to the Money API';
 		return {
 			message: failure.transportMessage ?? 'token request failed',
-			description: `No access token could be obtained, ${notSent}. Check the Token URL, Client ID and Client Secret of the Money API credential.${unknownOutcome}`,
+			description: `No access token could be obtained, ${notSent}: check the Token URL, Client ID and Client Secret of the Money API credential.${unknownOutcome}`,
 		};
 	}
 	if (failure.httpCode === undefined) {
 		const after = failure.attempts && failure.attempts > 1 ? ` after ${failure.attempts} attempts` : '';
 		return {
 			message: `Money API request failed${after}: ${failure.transportMessage ?? 'no response'}`,
-			description: `No answer was received from the Money API. Check the Base URL and the network.${unknownOutcome}`,
+			description: `No answer came from the Money API: check the Base URL and the network.${unknownOutcome}`,
 		};
 	}
 	const code = failure.errorCode;
@@ -144,8 +146,8 @@ export function explainFailure(failure: MoneyApiFailure, nowMs: number = Date.no
 	const message = `Money API error ${code ? `${code} ` : ''}(HTTP ${failure.httpCode})${apiMessage}`;
 	const advice = code ? adviceOf(code) : undefined;
 	const fallback =
-		GENERIC_ADVICE_BY_STATUS[failure.httpCode] ?? (failure.httpCode >= 500 ? 'The Money API failed.' : 'The Money API refused the request; fix it before sending it again.');
-	let description = advice !== undefined ? (typeof advice === 'string' ? advice : advice(failure)) : code ? `Unrecognised error code ${code}. ${fallback}` : fallback;
+		GENERIC_ADVICE_BY_STATUS[failure.httpCode] ?? (failure.httpCode >= 500 ? 'The Money API failed.' : 'The Money API refused the request: fix it before sending it again.');
+	let description = advice !== undefined ? (typeof advice === 'string' ? advice : advice(failure)) : code ? `Unrecognised error code ${code}; ${lowerFirst(fallback)}` : fallback;
 	if (advice === undefined && failure.details) description = withDetails(description, describeDetails(failure.details));
 	// A read may simply be tried later; a create whose outcome is unknown may not (unknownOutcome says how).
 	if (failure.httpCode >= 500 && !failure.createOutcomeUnknown) description += ' Try again later.';
@@ -243,9 +245,9 @@ export function cancelledError(node: INode, message: string, { itemIndex, attemp
 	const error = attempted
 		? new NodeOperationError(node, message, {
 				itemIndex,
-				description: 'The execution was stopped. This request may have reached the Money API: look it up by its idempotency key or reference before sending it again.',
+				description: 'The execution was stopped and this request may have reached the Money API: look it up by its idempotency key or reference before sending it again.',
 			})
-		: notSent(node, itemIndex, message, 'The execution was stopped. Nothing was sent for this item.');
+		: notSent(node, itemIndex, message, 'Nothing was sent for this item: the execution was stopped.');
 	error.context.cancelled = true;
 	return error;
 }

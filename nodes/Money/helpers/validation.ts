@@ -51,8 +51,7 @@ export const PARTY_PARAMETERS = {
 	payout: { identifierType: 'beneficiaryIdentifierType', identifier: 'beneficiaryIdentifier', accountType: 'beneficiaryAccountType' },
 } as const satisfies Record<TransactionResource, Record<'identifierType' | 'identifier' | 'accountType', string>>;
 
-const INEXACT_NUMBER =
-	'is a number that is not an exact integer: beyond 9007199254740991 a number has lost digits, so two IDs can read as one; map it as text (the ID as a string in the source data)';
+const INEXACT_NUMBER = 'is a number that is not an exact integer (beyond 9007199254740991 it has lost digits): map it as text';
 
 /** An ID given as a number that is not an exact integer names no one ID (two can read as one). */
 function inexactNumber(value: unknown): boolean {
@@ -129,7 +128,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 			'amount',
 			'Amount',
 			'amount',
-			`must be a whole number greater than 0 in the smallest currency unit (XOF and XAF have no minor unit: 5000 means 5000 XOF); ${describeGiven(input.amount)}`,
+			`must be a whole number greater than 0 in the smallest currency unit (5000 means 5000 XOF); ${describeGiven(input.amount)}`,
 		);
 	}
 	if (typeof input.currency !== 'string' || !(CURRENCIES as readonly string[]).includes(input.currency)) {
@@ -138,7 +137,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 
 	const identifierType = input.identifierType;
 	if (resource === 'payout' && identifierType === 'bank_account') {
-		return fail(parameters.identifierType, `${party} Identifier Type`, `${partyField}.type`, 'bank_account is reserved for future use by the Money API');
+		return fail(parameters.identifierType, `${party} Identifier Type`, `${partyField}.type`, `must be one of ${oneOf(IDENTIFIER_TYPES)}: bank_account is reserved for future use`);
 	}
 	if (typeof identifierType !== 'string' || !(IDENTIFIER_TYPES as readonly string[]).includes(identifierType)) {
 		return fail(parameters.identifierType, `${party} Identifier Type`, `${partyField}.type`, `must be one of ${oneOf(IDENTIFIER_TYPES)}; ${describeGiven(identifierType)}`);
@@ -154,7 +153,7 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 			parameters.identifier,
 			`${party} Identifier`,
 			`${partyField}.identifier`,
-			`must be a phone number in international format (8 to 15 digits, optional leading +) when the type is phone; ${describeGiven(identifier)}`,
+			`must be a phone number in international format (8 to 15 digits, optional leading +); ${describeGiven(identifier)}`,
 		);
 	}
 
@@ -245,5 +244,5 @@ export function validateReference(value: unknown): string | undefined {
 
 /** A rule a parameter breaks: the item is not sent, the error names the parameter so the editor finds it. */
 export function fieldError(node: INode, problem: FieldProblem, itemIndex: number): NodeOperationError {
-	return notSent(node, itemIndex, describeProblem(problem), 'Nothing was sent to the Money API. Fix the parameter and run again.', { field: problem.field, parameter: problem.parameter });
+	return notSent(node, itemIndex, describeProblem(problem), 'Nothing was sent to the Money API: fix the parameter and run again.', { field: problem.field, parameter: problem.parameter });
 }

@@ -195,7 +195,7 @@ describe('cancelledError', () => {
 	it('marks the error cancelled, and attempted: false only when nothing went out', () => {
 		const unsent = cancelledError(node, 'not sent', { itemIndex: 2, attempted: false });
 		expect(unsent.context).toMatchObject({ cancelled: true, attempted: false, itemIndex: 2 });
-		expect(unsent.description).toBe('The execution was stopped. Nothing was sent for this item.');
+		expect(unsent.description).toBe('Nothing was sent for this item: the execution was stopped.');
 		expect(isCancellation(unsent)).toBe(true);
 		const underWay = cancelledError(node, 'cut off', { attempted: true });
 		expect(underWay.context.attempted).toBeUndefined();
