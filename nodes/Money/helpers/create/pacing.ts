@@ -52,26 +52,18 @@ export function pacingSettings(resource: TransactionResource, options: IDataObje
 
 /**
  * What a refusal means for the rest of the run: a velocity refusal clears by waiting; a daily or
- * monthly cap or a balance too low does not clear within a run. `LIMIT_EXCEEDED` details may name
- * the breach (`limit: "daily_cap"`, whole words: "today" is no daily cap); else the one family of
- * limit fields present decides, then a used velocity at its limit. Additive codes that mention
- * velocity count as velocity.
+ * monthly cap or a balance too low does not clear within a run. A `LIMIT_EXCEEDED` carries the
+ * limit fields of its breach (spec 7): `details.limit` naming one of them decides, else the one
+ * family present, else a used velocity at its limit. Anything else is the row's own failure.
  */
 export function classifyRefusal(errorCode: unknown, details: IDataObject | undefined): StopKind | 'velocity' | 'other' {
-	if (typeof errorCode !== 'string') return 'other';
 	if (errorCode === 'INSUFFICIENT_FUNDS') return 'insufficient_funds';
-	if (errorCode !== 'LIMIT_EXCEEDED') return /VELOCITY/i.test(errorCode) ? 'velocity' : 'other';
-	if (!details) return 'other';
-	const name = ['limit', 'breach', 'limit_type', 'limit_name', 'reason'].map((field) => details[field]).find((value) => typeof value === 'string' && value.trim() !== '');
-	if (typeof name === 'string') {
-		const words = new Set(name.toLowerCase().split(/[^a-z]+/));
-		if (words.has('velocity')) return 'velocity';
-		if (words.has('daily') || words.has('day')) return 'daily_cap';
-		if (words.has('monthly') || words.has('month')) return 'monthly_cap';
-		return 'other';
-	}
+	if (errorCode !== 'LIMIT_EXCEEDED' || !details) return 'other';
 	const families = { velocity: ['velocity_limit', 'velocity_window_seconds', 'velocity_used'], daily_cap: ['daily_cap', 'daily_used', 'daily_total'], monthly_cap: ['monthly_cap', 'monthly_used', 'monthly_total'], other: ['min_amount', 'max_amount'] };
-	const present = (Object.keys(families) as Array<keyof typeof families>).filter((kind) => families[kind].some((field) => details[field] !== undefined));
+	const kinds = Object.keys(families) as Array<keyof typeof families>;
+	const named = kinds.find((kind) => families[kind].includes(String(details.limit)));
+	if (named) return named;
+	const present = kinds.filter((kind) => families[kind].some((field) => details[field] !== undefined));
 	if (present.length === 1) return present[0];
 	const used = Number(details.velocity_used);
 	const limit = Number(details.velocity_limit);
