@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, NodeOperationError } from 'n8n-workflow';
 
 import { cancelledError, type NodeError } from '../../transport/errors';
+import { itemList } from '../helpers/create/gate';
 import { announce } from '../helpers/create/run';
 
 /**
@@ -27,7 +28,7 @@ export function endCancelledRun(
 	const notSent = cancelledItems(false);
 	const cutOff = cancelledItems(true);
 	const span = notSent.length === 0 ? '' : notSent.length === 1 ? ` (item ${notSent[0]})` : ` (items ${notSent[0]}-${notSent[notSent.length - 1]})`;
-	const cut = cutOff.length === 0 ? '' : `; cut off while under way, may have reached the API: item${cutOff.length > 1 ? 's' : ''} ${cutOff.join(', ')}`;
+	const cut = cutOff.length === 0 ? '' : `; cut off while under way, may have reached the API: ${itemList(cutOff.map((item) => item - 1))}`;
 	const summary = `${runName}: the execution was cancelled; ${notSent.length} of ${total} items not sent${span}${cut}`;
 	announce(context, summary);
 	if (!context.continueOnFail()) throw cancelledError(node, summary, { attempted: notSent.length < total });
