@@ -5,6 +5,7 @@ import { asNodeError, cancelledError, errorItemJson, isCancellation, type NodeEr
 import { cancelSignalOf } from '../../transport/request';
 import { DEFAULT_READ_CONCURRENCY } from '../descriptions/options';
 import { runBounded } from '../helpers/bounded';
+import { itemList } from '../helpers/create/gate';
 import { announce, type ItemRun } from '../helpers/create/run';
 import * as account from './account';
 import * as payment from './payment';
@@ -62,7 +63,7 @@ function endCancelledRun(
 	const notSent = cancelledItems(false);
 	const cutOff = cancelledItems(true);
 	const span = notSent.length === 0 ? '' : notSent.length === 1 ? ` (item ${notSent[0]})` : ` (items ${notSent[0]}-${notSent[notSent.length - 1]})`;
-	const cut = cutOff.length === 0 ? '' : `; cut off while under way, may have reached the API: item${cutOff.length > 1 ? 's' : ''} ${cutOff.join(', ')}`;
+	const cut = cutOff.length === 0 ? '' : `; cut off while under way, may have reached the API: ${itemList(cutOff.map((item) => item - 1))}`;
 	const summary = `${runName}: the execution was cancelled; ${notSent.length} of ${total} items not sent${span}${cut}`;
 	announce(context, summary);
 	if (!context.continueOnFail()) throw cancelledError(node, summary, { attempted: notSent.length < total });

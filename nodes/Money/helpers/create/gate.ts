@@ -20,8 +20,8 @@ type Refusal = (itemIndex: number) => NodeError;
 const LISTED = 8;
 
 /** "a, b, c and 4 more" past `most` names, else every one. */
-export function listed(names: string[], most: number): string {
-	return names.length > most ? `${names.slice(0, most).join(', ')} and ${names.length - most} more` : names.join(', ');
+export function listed(names: string[], most: number, separator = ', '): string {
+	return names.length > most ? `${names.slice(0, most).join(separator)} and ${names.length - most} more` : names.join(separator);
 }
 
 /** "item 2", "items 1, 2 and 3", "items 1, 2, 3, 4, 5, 6 and 94 more" (1-based). */
@@ -37,12 +37,17 @@ function shown(value: unknown): string {
 	return typeof value === 'object' ? JSON.stringify(value) : String(value);
 }
 
+/** "amount 5000 → 5500, account_number none → W-2". */
+export function changeList(changes: Array<{ field: string; before: unknown; now: unknown }>): string {
+	return changes.map(({ field, before, now }) => `${field} ${shown(before)} → ${shown(now)}`).join(', ');
+}
+
 /**
  * A run repeated (Retry, Retry On Fail) with another API client or other Business References than
  * its first run in the execution: under another client or key, the rows already made would be made
  * again (docs/idempotency.md, "A run keeps its API client and Business References").
  */
-function identityRefusal(context: IExecuteFunctions, resource: TransactionResource, first: RunIdentity | undefined, now: RunIdentity): Refusal | undefined {
+function identityRefusal(context: IExecuteFunctions, first: RunIdentity | undefined, now: RunIdentity): Refusal | undefined {
 	if (!first) return undefined;
 	const changes: string[] = [];
 	const details: IDataObject = {};
@@ -54,16 +59,13 @@ function identityRefusal(context: IExecuteFunctions, resource: TransactionResour
 		.filter((item) => item in first.references && first.references[item] !== now.references[item])
 		.map((item) => ({ item: Number(item) + 1, first: first.references[item], now: now.references[item] }));
 	const quoted = (reference: string | null) => (reference === null ? 'none' : JSON.stringify(reference));
-	const listed = references.slice(0, 5).map(({ item, first: was, now: is }) => `item ${item}'s Business Reference is now ${quoted(is)}, was ${quoted(was)}`);
-	if (references.length > 5) listed.push(`and ${references.length - 5} more items' Business References changed`);
-	changes.push(...listed);
-	if (references.length > 0) details.business_references = references as unknown as IDataObject[];
+	if (references.length > 0) {
+		changes.push(listed(references.map(({ item, first: was, now: is }) => `item ${item}'s Business Reference is now ${quoted(is)}, was ${quoted(was)}`), 5, '; '));
+		details.business_references = references as unknown as IDataObject[];
+	}
 	if (changes.length === 0) return undefined;
 	const message = `Not sent: this run of the node is repeated with another identity than its first run in this execution: ${changes.join('; ')}`;
-	const description =
-		`A Retry repeats the run it retries: the Money API keeps idempotency keys per API client and a Business Reference is the key, so under another client or another reference the rows this run (or any earlier Retry of this execution) already made would be made a second time. Nothing was sent. ` +
-		`To finish this execution, put back the credential and the Business Reference mapping the run started with, then Retry. ` +
-		`To send under the new ones instead, check the ${resource}s already made (Reconcile, or Get Many with Return All, over the run's time) and send only the rows not made yet in a new execution, with a Business Reference.`;
+	const description = `Nothing was sent: to finish this execution, put back the credential and the Business Reference mapping the run started with, then Retry; to send under the new ones, see docs/idempotency.md, "A run keeps its API client and Business References".`;
 	const field = first.client !== now.client ? 'credential' : 'idempotency-key';
 	return (itemIndex) => notSent(context.getNode(), itemIndex, message, description, { error_code: null, field, details });
 }
@@ -86,7 +88,7 @@ function referencesRefusal(context: IExecuteFunctions, resource: TransactionReso
 		...(whitespace.length > 0 ? [`the Business Reference is only whitespace in ${itemList(whitespace)}`] : []),
 		...(empty.length > 0 ? [`the Business Reference expression gave nothing in ${itemList(empty)}`] : []),
 		...(inexact.length > 0
-			? [`the Business Reference (businessReference) is a number that is not an exact integer in ${itemList(inexact)}: beyond 9007199254740991 a number has lost digits, so two IDs can read as one; map it as text (the ID as a string in the source data)`]
+			? [`the Business Reference (businessReference) is a number that is not an exact integer in ${itemList(inexact)}: map it as text`]
 			: []),
 	];
 	if (parts.length === 0) return undefined;
@@ -98,7 +100,7 @@ function referencesRefusal(context: IExecuteFunctions, resource: TransactionReso
 		inexact_number: oneBased(inexact),
 	};
 	const message = `${resource === 'payout' ? 'Payout' : 'Charge'} run refused, nothing was sent: ${parts.join('; ')}`;
-	const description = `A Business Reference is one ${resource}: the Money API answers a reference it has seen with that first ${resource} (the other rows would not be paid) or refuses it (IDEMPOTENCY_CONFLICT). Map a value that is unique per row, such as your ${yourId(resource)}, and check that the fields the expression reads exist in every item.`;
+	const description = `Map a value unique to each row that every item has, such as your ${yourId(resource)}: the Money API answers a reference it has seen with its first ${resource} or IDEMPOTENCY_CONFLICT. See docs/idempotency.md, "Business References that are not references".`;
 	return (itemIndex) => notSent(context.getNode(), itemIndex, message, description, { error_code: null, field: 'idempotency-key', details });
 }
 
@@ -108,7 +110,7 @@ export function requiredReferenceRefusal(context: IExecuteFunctions, resource: T
 	// A Retry keeps the run's Business References: one mapped now applies to new executions only.
 	const advice =
 		context.getMode() === 'retry'
-			? `to finish this execution (a Retry counts as production), turn the setting off and Retry with the currently saved workflow: the rows already made are answered from the Money API's record; map your own ${yourId(resource)} for new executions`
+			? `to finish this execution (a Retry counts as production), turn the setting off and Retry with the currently saved workflow; map your own ${yourId(resource)} for new executions`
 			: `map your own ${yourId(resource)}, or turn the setting off`;
 	const rule = `is required in production executions by this node's setting "Require Business Reference" (on by default): ${advice}`;
 	return fieldError(context.getNode(), { parameter: 'businessReference', label: 'Business Reference', field: 'idempotency-key', rule }, itemIndex);
@@ -116,12 +118,11 @@ export function requiredReferenceRefusal(context: IExecuteFunctions, resource: T
 
 /** The API accepted this row under its key with another amount, party, channel or account. */
 function paidWithOtherValues(context: IExecuteFunctions, resource: TransactionResource, itemIndex: number, key: string, changes: MovementChange[]): NodeError {
-	const listed = changes.map(({ field, before, now }) => `${field} ${shown(before)} → ${shown(now)}`).join(', ');
 	return notSent(
 		context.getNode(),
 		itemIndex,
-		`Not sent: item ${itemIndex + 1} was already paid in this execution with other values (${listed})`,
-		`This ${resource} was made in the run this execution repeats, under the same idempotency key; the Money API refuses other values under it (IDEMPOTENCY_CONFLICT), and under a new key it would be made twice. Nothing was sent. To finish the run, put back the values it was made with, or limit the change to the rows not made yet (an expression on the row); to move more money for this row, send the difference in a new execution.`,
+		`Not sent: item ${itemIndex + 1} was already paid in this execution with other values (${changeList(changes)})`,
+		`Nothing was sent: put back the values this ${resource} was paid with (the Money API refuses others under its key, IDEMPOTENCY_CONFLICT), or send the difference in a new execution. See docs/idempotency.md, "A row sent once keeps its values".`,
 		{ error_code: null, field: changes[0]?.field, idempotency_key: key, details: { changes: changes.map(({ field, before, now }) => ({ field, sent: before, now })) as unknown as IDataObject[] } },
 	);
 }
@@ -162,9 +163,7 @@ export function describeStop(stop: RunStop, amount?: number): string {
 }
 
 function adviceFor(stop: RunStop): string {
-	if (stop.kind === 'insufficient_funds') {
-		return 'Top up the merchant wallet (or debit another wallet with Account Number), then Retry this execution: the items it paid are not paid again, and Check Balance First counts only the rest. Running the workflow again is safe for items with a Business Reference.';
-	}
+	if (stop.kind === 'insufficient_funds') return 'Top up the wallet (or debit another with Account Number), then Retry this execution: the items it paid are not paid again.';
 	return `Run the remaining items after ${stop.kind === 'daily_cap' ? 'the next UTC day' : 'the next UTC month'}, or ask the Money API provider to raise the cap: items with a Business Reference that were paid are not paid twice.`;
 }
 
@@ -220,7 +219,7 @@ export class Gate {
 		const references: RunIdentity['references'] = {};
 		for (const row of rows) if (row.reference.kind !== 'unreadable') references[row.itemIndex] = row.businessReference || null;
 		this.identity = { client, references, ...(approvedPlan ? { approvedPlan } : {}) };
-		this.runRefusal = identityRefusal(context, resource, memory.firstIdentity(this.runIndex), this.identity);
+		this.runRefusal = identityRefusal(context, memory.firstIdentity(this.runIndex), this.identity);
 		this.referencesRefusal = referencesRefusal(context, resource, rows);
 	}
 
@@ -252,7 +251,7 @@ export class Gate {
 		if (typeof wallet === 'string') {
 			const advice = wallet.startsWith('the account could not be read')
 				? 'Fix what the account read reports (the client needs the get_money_v1_account entitlement), or turn off Check Balance First.'
-				: 'The account answer has no balance of the primary wallet to check the run against. Turn off Check Balance First to pay without the check.';
+				: 'Turn off Check Balance First to pay without the check: the account answer has no balance of the primary wallet.';
 			this.balanceRefusal = refuse(`Check Balance First: ${wallet}; nothing was sent`, advice);
 			return;
 		}
@@ -266,7 +265,7 @@ export class Gate {
 		const notCounted = paid.length > 0 ? ` (${paid.length} rows this execution already paid are not counted)` : '';
 		this.balanceRefusal = refuse(
 			`Payout run refused, nothing was sent: ${debiting.length} payouts total ${total} ${currency}, the wallet ${number} has ${balance} ${currency} available, short by ${shortfall} ${currency}${notCounted}`,
-			'Check Balance First compares what the run can still pay out with the wallet balance before any payout. It counts every row of this execution that it would send, except those it already paid (a Retry of the execution knows them); in a new execution it also counts the rows whose Business Reference was paid before, though they come back replayed and move nothing. Top up the wallet, remove rows from the run, Retry the execution that stopped part-way (only the rows left to pay are counted), or turn off Check Balance First for this run.',
+			'Top up the wallet, remove rows, Retry the execution that stopped part-way, or turn off Check Balance First, which counts every row of this execution it would send except those already paid (in a new execution, also rows whose Business Reference was paid before).',
 			{ currency, total, available_balance: balance, shortfall, account_number: number, already_paid: paid.length },
 		);
 	}
@@ -289,7 +288,7 @@ export class Gate {
 			this.context.getNode(),
 			row.itemIndex,
 			`Not sent: ${describeStop(stop, row.body?.amount as number)} (${stop.errorCode})`,
-			`The Money API refused item ${stop.itemIndex + 1} with ${stop.errorCode}, which cannot clear within this run, so this ${this.resource} was not sent. ${adviceFor(stop)}`,
+			adviceFor(stop),
 			{ error_code: stop.errorCode, httpCode: null, details: stop.details },
 		);
 	}
@@ -323,7 +322,7 @@ export class Gate {
 		if (row.businessReference === '') {
 			// A sub-workflow runs in a child execution (mode integrated) that n8n starts anew on every call, a Retry of the caller included: nothing ties two of its runs together.
 			if (context.getMode() === 'integrated') {
-				const rule = `is required in a sub-workflow (rule "Sub-workflows need a Business Reference"): n8n starts the sub-workflow as a new execution on every call, a Retry of the calling workflow included, so without one a ${resource} already made would be made again; map your own ${yourId(resource)}`;
+				const rule = `is required in a sub-workflow (rule "Sub-workflows need a Business Reference"), which n8n starts anew on every call: map your own ${yourId(resource)}`;
 				return fieldError(context.getNode(), { parameter: 'businessReference', label: 'Business Reference', field: 'idempotency-key', rule }, itemIndex);
 			}
 			if (this.replaysLostRun) {
@@ -331,7 +330,7 @@ export class Gate {
 					context.getNode(),
 					itemIndex,
 					`This Retry repeats a run that n8n lost in a crash; the ${resource} was not sent`,
-					"n8n was stopped in the middle of this node's earlier run and its memory of that run was not saved, so the node cannot tell which rows were already sent. Without a Business Reference, sending again could pay twice. Check the payments of the crashed execution (Reconcile, or Get Many with Return All, over its time), then send only the missing rows in a new execution, with a Business Reference. Do not map a Business Reference and retry this execution: the rows paid before the crash were paid without one, and would be paid again.",
+					"Send only the rows the crashed execution did not pay (Reconcile, or Get Many with Return All, over its time) in a new execution, with a Business Reference. Do not map a Business Reference and retry this execution: the rows paid before the crash would be paid again. See docs/idempotency.md, \"After a crash\".",
 				);
 			}
 			if (context.getMode() !== 'manual') {
@@ -345,7 +344,7 @@ export class Gate {
 				context.getNode(),
 				itemIndex,
 				'Payment Reference Document (payment_reference.ref_document) is not the document this create was first sent with under its idempotency key',
-				'This create was sent before (a Retry repeats it) and the Money API may hold it: another document under the same key would be refused (IDEMPOTENCY_CONFLICT). Give the item the document it was first sent with. Nothing was sent.',
+				'Nothing was sent: give the item the document it was first sent with, as the Money API may hold this create and refuses another document under its key (IDEMPOTENCY_CONFLICT).',
 				{ field: 'payment_reference.ref_document' },
 			);
 		}

@@ -127,7 +127,7 @@ describe('a run keeps the API client and Business References of its first run', 
 		expect(refusal?.message).toBe(
 			'Not sent: this run of the node is repeated with another identity than its first run in this execution: the credential now goes to the Money API client c2 at https://api.example.com, the run first went to client c1 at https://api.example.com',
 		);
-		expect(refusal?.description).toMatch(/Nothing was sent\. To finish this execution, put back the credential .* then Retry\. .* new execution, with a Business Reference/);
+		expect(refusal?.description).toMatch(/^Nothing was sent: to finish this execution, put back the credential .* then Retry; .*docs\/idempotency\.md, "A run keeps its API client and Business References"/);
 		expect(refusal?.context).toMatchObject({ attempted: false, field: 'credential', itemIndex: 0 });
 	});
 
@@ -141,6 +141,17 @@ describe('a run keeps the API client and Business References of its first run', 
 		);
 		expect(third?.context).toMatchObject({ attempted: false, field: 'idempotency-key', itemIndex: 2 });
 		expect(second?.message).toBe(third?.message);
+	});
+
+	it('names five changed Business References and counts the rest, every one in details', () => {
+		const first: IDataObject = {};
+		const before = Array.from({ length: 7 }, (_, index) => row(index));
+		gateOf(nodeRun({ nodeContext: first }), before);
+		const rows = before.map((each) => row(each.itemIndex, `order-${each.itemIndex + 1}`));
+		const refusal = gateOf(retry(first), rows).gate.refusalOf(rows[0], 'k0');
+		expect(refusal?.message).toMatch(/item 5's Business Reference is now "order-5", was none and 2 more$/);
+		expect(refusal?.message).not.toContain('item 6');
+		expect((refusal?.context.details as IDataObject).business_references).toHaveLength(7);
 	});
 });
 

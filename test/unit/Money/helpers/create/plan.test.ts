@@ -158,6 +158,21 @@ describe('Approved Plan', () => {
 		expect((refusal?.context.details as IDataObject).changed).toEqual([{ business_reference: 'p-2', changes: [{ field: 'amount', approved: 7000, now: 7500 }] }]);
 	});
 
+	it('many rows added: named up to a bound, the rest counted; every one in details', () => {
+		const extra = Array.from({ length: 8 }, (_, index) => row(3 + index, `p-${10 + index}`, payout(100 + index)));
+		const rows = approving([...approvedRows, ...extra]);
+		const { refusal } = approvalOf(nodeRun(situation), 'payout', plan(rows), rows);
+		expect(refusal?.message).toContain('8 rows added since the approval: p-10 (100 XOF to GM-1002), p-11 (101 XOF to GM-1002), p-12 (102 XOF to GM-1002), p-13 (103 XOF to GM-1002), p-14 (104 XOF to GM-1002) and 3 more');
+		expect((refusal?.context.details as IDataObject).added).toEqual(['p-10', 'p-11', 'p-12', 'p-13', 'p-14', 'p-15', 'p-16', 'p-17']);
+	});
+
+	it('a row repeated since the approval (same Business Reference, same values): refused, saying the rows differ', () => {
+		const rows = approving([...approvedRows, row(3, 'p-3', payout(900))]);
+		const { refusal } = approvalOf(nodeRun(situation), 'payout', plan(rows), rows);
+		expect(refusal?.context.attempted).toBe(false);
+		expect(refusal?.message).toMatch(/^Payout run refused, nothing was sent: the rows are not the approved plan plan-[0-9a-f]{40} \(Approved Plan\); they are plan plan-[0-9a-f]{40}: rows repeated or without a Business Reference differ$/);
+	});
+
 	it('the same rows to another API client: refused, naming the client', () => {
 		const rows = approving(approvedRows);
 		const { refusal } = approvalOf(nodeRun(situation), 'payout', plan(rows, C2), rows);
@@ -180,7 +195,8 @@ describe('Approved Plan', () => {
 	it('a plan approved in another execution (its preview is not in this one): refused, saying to preview again', () => {
 		const rows = approving(approvedRows, 'plan-0000000000000000000000000000000000000000');
 		const { refusal } = approvalOf(nodeRun(situation), 'payout', plan(rows), rows);
-		expect(refusal?.message).toContain('the rows or the API client differ from the approved plan plan-0000000000000000000000000000000000000000, whose preview is not in this execution');
+		expect(refusal?.message).toContain('the rows are not the approved plan plan-0000000000000000000000000000000000000000 (Approved Plan)');
+		expect(refusal?.message).toContain('the rows or the API client differ, and the approved preview is not in this execution');
 		expect(refusal?.description).toContain('Preview the run again');
 	});
 
