@@ -101,7 +101,7 @@ describe('Preview Only', () => {
 		expect(result0PairedItems(preview)).toEqual([0, 1, 2, 3, 4]);
 		expect(await payoutPosts()).toBe(0);
 		const hints = hintsOf(preview);
-		expect(hints.join('\n')).toContain('2 of 5 rows would be sent, 3 refused (items 2, 4, 5)');
+		expect(hints.join('\n')).toContain('2 of 5 rows would be sent, 3 refused (items 2, 4 and 5)');
 		expect(hints.join('\n')).toMatch(/total 2500 XOF; wallet \S+ has 100000000 XOF available, which covers them/);
 		expect(hints.join('\n')).toContain('velocity limit of 2 per 60 s');
 		// Nothing of the run is kept in the node's memory but the lost-run verdict (a later Retry reads it: no run was lost).

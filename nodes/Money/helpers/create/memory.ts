@@ -78,7 +78,7 @@ export function sha256(text: string): string {
 
 /** A name-based UUID (RFC 9562 layout, version 5 bits) from the SHA-256 of the given text. */
 export function uuidFromText(text: string): string {
-	const bytes = createHash('sha256').update(text).digest().subarray(0, 16);
+	const bytes = Buffer.from(sha256(text), 'hex').subarray(0, 16);
 	bytes[6] = (bytes[6] & 0x0f) | 0x50;
 	bytes[8] = (bytes[8] & 0x3f) | 0x80;
 	const hex = bytes.toString('hex');

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { TransactionResource } from '../../../api/values';
 import { moneyApiError, type NodeError } from '../../../transport/errors';
 import type { CreateOutcome } from '../../../transport/request';
-import { debitsWallet, itemList, listed, requiredReferenceRefusal, type WalletBalance } from './gate';
+import { debitsWallet, itemList, requiredReferenceRefusal, type WalletBalance } from './gate';
 import { durationText, type PacingSettings, VelocityPacer } from './pacing';
 import type { Plan } from './plan';
 import type { CreateRow } from './rows';
@@ -134,7 +134,7 @@ export class Preview {
 	/** Above the output once the last row is previewed: the counts, the totals against the wallet, the run's length. */
 	private summary(): string[] {
 		const { resource, rows } = this;
-		const refused = rows.filter((row) => !row.wouldSend && !row.notReached).map((row) => row.itemIndex + 1);
+		const refused = rows.filter((row) => !row.wouldSend && !row.notReached).map((row) => row.itemIndex);
 		const notReached = rows.filter((row) => row.notReached).length;
 		const stop =
 			this.stopsAt !== undefined
@@ -143,7 +143,7 @@ export class Preview {
 		const replayed = rows.filter((row) => row.wouldSend && row.moves === false).length;
 		const again = replayed > 0 ? ` (${replayed} of them made before in this execution: answered from the API's record, they move nothing)` : '';
 		const sent = rows.filter((row) => row.wouldSend).length;
-		const counts = `Money ${resource} preview, nothing was sent: ${sent} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${refused.length === 1 ? 'item' : 'items'} ${listed(refused.map(String), 10)})` : ''}${stop}`;
+		const counts = `Money ${resource} preview, nothing was sent: ${sent} of ${rows.length} rows would be sent${again}, ${refused.length} refused${refused.length > 0 ? ` (${itemList(refused)})` : ''}${stop}`;
 		return [counts, this.totalsLine(), this.durationLine(), this.planLine()];
 	}
 
