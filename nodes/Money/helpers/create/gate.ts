@@ -142,8 +142,9 @@ function walletOf(resource: TransactionResource, body: IDataObject): string {
 	return `${resource}|${String(body.currency)}|${typeof body.account_number === 'string' ? body.account_number : ''}`;
 }
 
+/** An amount of the API's details as text; a value that is not a number or text (the API's JSON can hold anything) as JSON. */
 function amountText(value: unknown, currency: string): string {
-	return `${String(value)} ${currency}`;
+	return `${typeof value === 'number' || typeof value === 'string' ? value : JSON.stringify(value)} ${currency}`;
 }
 
 /** One line naming the cap or the shortfall, for the refused item and those skipped after it. */
@@ -151,8 +152,8 @@ export function describeStop(stop: RunStop, amount?: number): string {
 	const { details, currency } = stop;
 	const at = `at item ${stop.itemIndex + 1}`;
 	if (stop.kind === 'insufficient_funds') {
-		const available = Number(details.available_balance);
-		if (!Number.isFinite(available)) return `the wallet balance ran out ${at}`;
+		const available = details.available_balance;
+		if (typeof available !== 'number' || !Number.isFinite(available)) return `the wallet balance ran out ${at}`;
 		const shortfall = amount !== undefined && amount > available ? `; this payout of ${amount} ${currency} is short by ${amount - available} ${currency}` : '';
 		return `the wallet had ${amountText(available, currency)} available ${at}${shortfall}`;
 	}

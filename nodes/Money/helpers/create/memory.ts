@@ -25,7 +25,7 @@ export interface RunIdentity {
 }
 
 /** What was sent under a key: the body without the PIN (a document replaced by its digest), and what became of it. */
-interface SentCreate {
+export interface SentCreate {
 	body: IDataObject;
 	/** The API acknowledged it (it moved money then, and moves none again): its acknowledgement, which a Retry gives without asking again. */
 	accepted?: IDataObject;
@@ -59,6 +59,8 @@ export interface Prior {
 	changes: MovementChange[];
 	/** Sent before with the same movement and another payment reference document. */
 	otherDocument: boolean;
+	/** The key's entry as read, put back when the send is refused. */
+	entry?: SentCreate;
 }
 
 export function stableStringify(value: unknown): string {
@@ -221,19 +223,30 @@ export class NodeMemory {
 			...(fresh ? { body: kept ?? fresh } : {}),
 			changes: entry?.accepted !== undefined ? changes : [],
 			otherDocument: entry !== undefined && fresh !== undefined && changes.length === 0 && kept === undefined,
+			...(entry ? { entry: { ...entry } } : {}),
 		};
 	}
 
 	/**
-	 * After a send of `body` under `key`: accepted (its acknowledgement, given again without asking),
-	 * or uncertain (what it got: kept for good, the first one when there were several). A refusal
-	 * leaves the key as it was: the API recorded nothing of it.
+	 * Before the request: the send is held as unanswered (`inFlight`: what it got so far, and in
+	 * which execution) until `record` says what became of it. n8n saves the node's context when an
+	 * execution is stopped, while the node runs on, and a Retry then finds the send uncertain.
 	 */
-	record(key: string, body: IDataObject, outcome: { accepted: IDataObject } | { uncertain: string } | 'refused'): void {
-		if (outcome === 'refused') return;
-		const earlier = this.entry(key);
+	sending(key: string, body: IDataObject, prior: Prior, inFlight: string): void {
+		(this.stored.sent ??= {})[key] = { body: storedForm(body), uncertain: prior.uncertain ?? inFlight };
+	}
+
+	/**
+	 * After the send: accepted (its acknowledgement, given again without asking), or uncertain (what
+	 * it got: kept for good, the first one when there were several). A refusal puts the key back as
+	 * it was: the API recorded nothing of it.
+	 */
+	record(key: string, body: IDataObject, outcome: { accepted: IDataObject } | { uncertain: string } | 'refused', prior: Prior): void {
 		const sent = (this.stored.sent ??= {});
-		if ('accepted' in outcome) sent[key] = { body: storedForm(body), accepted: outcome.accepted };
-		else sent[key] = { body: storedForm(body), uncertain: earlier?.uncertain ?? outcome.uncertain };
+		if (outcome === 'refused') {
+			if (prior.entry) sent[key] = prior.entry;
+			else delete sent[key];
+		} else if ('accepted' in outcome) sent[key] = { body: storedForm(body), accepted: outcome.accepted };
+		else sent[key] = { body: storedForm(body), uncertain: prior.uncertain ?? outcome.uncertain };
 	}
 }

@@ -61,13 +61,12 @@ export function classifyRefusal(errorCode: unknown, details: IDataObject | undef
 	if (errorCode !== 'LIMIT_EXCEEDED' || !details) return 'other';
 	const families = { velocity: ['velocity_limit', 'velocity_window_seconds', 'velocity_used'], daily_cap: ['daily_cap', 'daily_used', 'daily_total'], monthly_cap: ['monthly_cap', 'monthly_used', 'monthly_total'], other: ['min_amount', 'max_amount'] };
 	const kinds = Object.keys(families) as Array<keyof typeof families>;
-	const named = kinds.find((kind) => families[kind].includes(String(details.limit)));
+	const named = kinds.find((kind) => typeof details.limit === 'string' && families[kind].includes(details.limit));
 	if (named) return named;
 	const present = kinds.filter((kind) => families[kind].some((field) => details[field] !== undefined));
 	if (present.length === 1) return present[0];
-	const used = Number(details.velocity_used);
-	const limit = Number(details.velocity_limit);
-	return Number.isFinite(used) && Number.isFinite(limit) && limit > 0 && used >= limit ? 'velocity' : 'other';
+	const { velocity_used: used, velocity_limit: limit } = details;
+	return typeof used === 'number' && typeof limit === 'number' && limit > 0 && used >= limit ? 'velocity' : 'other';
 }
 
 /**

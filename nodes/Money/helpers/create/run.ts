@@ -51,8 +51,6 @@ export type Created = { json: IDataObject; identity: IDataObject; key: string } 
 export interface RunParts {
 	create(itemIndex: number): Promise<Created>;
 	failedJson(itemIndex: number, error: NodeError): IDataObject;
-	/** The row's Preview Only differs from the run's switch. */
-	switchRefusal(itemIndex: number): NodeError | undefined;
 	/** Why no row of the run can start (its credential could not be read). */
 	runFailure?: NodeError;
 	givenIdentity(itemIndex: number): IDataObject;
@@ -86,8 +84,7 @@ function previewRun(preview: Preview, parts: RunParts): ItemRun {
 	return {
 		failedJson: parts.failedJson,
 		execute: async (itemIndex) => {
-			const refusal = parts.switchRefusal(itemIndex) ?? parts.runFailure;
-			if (refusal) throw refusal;
+			if (parts.runFailure) throw parts.runFailure;
 			const row = parts.rows[itemIndex];
 			let json = preview.notReached(row, parts.givenIdentity(itemIndex));
 			if (!json) {
@@ -253,11 +250,15 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	 * holds as acknowledged is not sent again: the acknowledgement is the memory's (an API whose
 	 * idempotency records expire would make it again).
 	 */
-	const createRow = async (row: CreateRow, key: string, prior: Prior): Promise<Created> => {
+	const createRow = async (row: CreateRow, key: string, prior: Prior, underWay: { now: boolean }): Promise<Created> => {
 		const { body } = prior;
-		const refusal = gate.refusalOf(row, key, prior);
-		if (refusal || !body) return { error: refusal ?? (row.error as NodeError) };
-		const identity = identityOf(resource, body, row.businessReference);
+		const identityOfBody = body && identityOf(resource, body, row.businessReference);
+		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identityOfBody, ...acknowledgement, resource, idempotency_key: key }, identity: identityOfBody ?? {}, key });
+		// Paid in this execution with the same movement: what stops the run's other rows does not stop this one from saying so.
+		if (prior.acknowledged && body && prior.changes.length === 0) return replayed(prior.acknowledged);
+		const refusal = switchRefusal(row) ?? gate.refusalOf(row, key, prior);
+		if (refusal || !body || !identityOfBody) return { error: refusal ?? (row.error as NodeError) };
+		const identity = identityOfBody;
 		const failed = (error: NodeError): Created => {
 			Object.assign(error.context, { sent: identity, idempotency_key: key });
 			return { error };
@@ -270,18 +271,19 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		const held = gate.holdOf(row);
 		if (held) return failed(held);
 		gate.bind();
-		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identity, ...acknowledgement, resource, idempotency_key: key }, identity, key });
-		if (prior.acknowledged) return replayed(prior.acknowledged);
 		const pin = pinFor(row, key);
 		if (typeof pin !== 'string') return failed(pin);
+		memory.sending(key, body, prior, `no answer in execution ${context.getExecutionId()}`);
+		underWay.now = true;
 		const outcome = await postPaced(row, body, key, pin);
+		underWay.now = false;
 		if (outcome.kind !== 'accepted') {
-			memory.record(key, body, outcome.kind === 'unknown' ? { uncertain: `${outcome.unanswered} in execution ${context.getExecutionId()}` } : 'refused');
+			memory.record(key, body, outcome.kind === 'unknown' ? { uncertain: `${outcome.unanswered} in execution ${context.getExecutionId()}` } : 'refused', prior);
 			return failed(outcome.error);
 		}
 		const acknowledgement = { ...outcome.answer.body };
 		delete acknowledgement.success;
-		memory.record(key, body, { accepted: acknowledgement });
+		memory.record(key, body, { accepted: acknowledgement }, prior);
 		if (isReplay(outcome.answer) && prior.uncertain === undefined && outcome.answer.unanswered === undefined) return replayed(acknowledgement);
 		// An accepted create is PENDING (docs/decisions.md#d8-output).
 		const { reference, ...rest } = acknowledgement;
@@ -289,18 +291,32 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		return { json: { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...earlier }, identity, key };
 	};
 
-	/** A row's one result: what it made, or the error that is its item; a row an earlier send of this execution may have made is never "not sent". */
+	/**
+	 * A row's one result: what it made, or the error that is its item. A row an earlier send of this
+	 * execution may have made, or one whose request went out before something failed, is never "not
+	 * sent": the memory holds such a send as unanswered until its outcome is recorded.
+	 */
 	const create = async (itemIndex: number): Promise<Created> => {
 		const row = rows[itemIndex];
 		const prior = memory.prior(resource, keys[itemIndex], row.body);
+		const underWay = { now: false };
 		let created: Created;
 		try {
-			created = await createRow(row, keys[itemIndex], prior);
+			created = await createRow(row, keys[itemIndex], prior, underWay);
 		} catch (error) {
 			created = { error: asNodeError(node, error, itemIndex) };
 		}
-		if ('error' in created && prior.uncertain !== undefined) mayHaveMoved(created.error, `An earlier send of this ${resource} got no acknowledgement (${prior.uncertain})`);
+		if (!('error' in created)) return created;
+		if (prior.uncertain !== undefined) mayHaveMoved(created.error, `An earlier send of this ${resource} got no acknowledgement (${prior.uncertain})`);
+		else if (underWay.now) mayHaveMoved(created.error, `This ${resource} was sent and what became of it is not known`);
 		return created;
+	};
+
+	/** Preview Only is one switch for the whole run, read from item 1. */
+	const switchRefusal = (row: CreateRow): NodeError | undefined => {
+		if (typeof previewSwitch === 'boolean' && row.preview === previewSwitch) return undefined;
+		const rule = `is one switch for the whole run: turn it on or off in the node, not from item data (it read ${JSON.stringify(row.preview)})`;
+		return fieldError(node, { parameter: 'preview', label: 'Preview Only', field: 'preview', rule }, row.itemIndex);
 	};
 
 	const progress = (done: number) => {
@@ -322,12 +338,6 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			const { error: message, ...rest } = errorItemJson(error);
 			return { outcome: 'failed', error: message, ...identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };
 		},
-		switchRefusal(itemIndex) {
-			const row = rows[itemIndex];
-			if (typeof previewSwitch === 'boolean' && row.preview === previewSwitch) return undefined;
-			const rule = `is one switch for the whole run: turn it on or off in the node, not from item data (it read ${JSON.stringify(row.preview)})`;
-			return fieldError(node, { parameter: 'preview', label: 'Preview Only', field: 'preview', rule }, itemIndex);
-		},
 		...(typeof client !== 'string' ? { runFailure: client } : {}),
 		givenIdentity: (itemIndex) => identityAsGiven(context, resource, rows[itemIndex]),
 		rows,
@@ -336,8 +346,6 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	return {
 		failedJson: parts.failedJson,
 		async execute(itemIndex) {
-			const refusal = parts.switchRefusal(itemIndex);
-			if (refusal) throw refusal;
 			try {
 				const created = await create(itemIndex);
 				if ('error' in created) {

@@ -90,7 +90,7 @@ describe('rows sent before in this execution, run again as another payment', () 
 	it('names each change of a paid row and says nothing was sent', () => {
 		const changed = row(1, 'order-2', { amount: 5500, currency: 'XOF', account_number: 'WAL-XOF-2' });
 		const { gate, memory } = gateOf(nodeRun({ mode: 'retry' }), [row(0, 'order-1'), changed]);
-		memory.record('key-2', { amount: 5000, currency: 'XOF' }, { accepted: { reference: 'po_1' } });
+		memory.record('key-2', { amount: 5000, currency: 'XOF' }, { accepted: { reference: 'po_1' } }, memory.prior('payout', 'key-2'));
 		const error = gate.refusalOf(changed, 'key-2');
 		expect(error?.message).toBe('Not sent: item 2 was already paid in this execution with other values (amount 5000 → 5500, account_number none → WAL-XOF-2)');
 		expect(error?.description).toContain('Nothing was sent');
@@ -100,7 +100,7 @@ describe('rows sent before in this execution, run again as another payment', () 
 	it('refuses another payment reference document under a key sent before', () => {
 		const document = (text: string) => ({ amount: 5000, currency: 'XOF', payment_reference: { ref_document: Buffer.from(text).toString('base64') } });
 		const { gate, memory } = gateOf(nodeRun(), [row(0, 'order-1', document('%PDF-1.7 other'))]);
-		memory.record('key-1', document('%PDF-1.7 first'), { uncertain: 'no answer in execution 1' });
+		memory.record('key-1', document('%PDF-1.7 first'), { uncertain: 'no answer in execution 1' }, memory.prior('payout', 'key-1'));
 		const error = gate.refusalOf(row(0, 'order-1', document('%PDF-1.7 other')), 'key-1');
 		expect(error?.message).toBe('Payment Reference Document (payment_reference.ref_document) is not the document this create was first sent with under its idempotency key');
 		expect(error?.context).toMatchObject({ attempted: false, field: 'payment_reference.ref_document' });
@@ -231,7 +231,7 @@ describe('Check Balance First', () => {
 		const nodeContext: IDataObject = {};
 		const rows = [row(0, '', { amount: 8000, currency: 'XOF' }), row(1, '', { amount: 6000, currency: 'XOF' }), row(2, '', { amount: 6000, currency: 'XOF' })];
 		const { gate, memory } = gateOf(nodeRun({ nodeContext }), rows);
-		memory.record('k0', { amount: 8000, currency: 'XOF' }, { accepted: { reference: 'po_1' } });
+		memory.record('k0', { amount: 8000, currency: 'XOF' }, { accepted: { reference: 'po_1' } }, memory.prior('payout', 'k0'));
 		await gate.checkBalance(rows, keys(rows), async () => WALLET);
 		expect(gate.holdOf(rows[1])?.message).toBe(
 			'Payout run refused, nothing was sent: 2 payouts total 12000 XOF, the wallet WAL-XOF-1 has 10000 XOF available, short by 2000 XOF (1 rows this execution already paid are not counted)',

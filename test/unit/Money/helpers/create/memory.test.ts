@@ -107,7 +107,7 @@ describe('idempotency keys (D4)', () => {
 			const nodeContext: IDataObject = {};
 			const preview = NodeMemory.of(nodeRun({ nodeContext })).copy();
 			preview.makeAnchor();
-			preview.record('k1', { amount: 1 }, { accepted: { reference: 'po_1' } });
+			preview.record('k1', { amount: 1 }, { accepted: { reference: 'po_1' } }, preview.prior('payout', 'k1'));
 			expect(NodeMemory.of(nodeRun({ nodeContext })).hasAnchor).toBe(false);
 			expect(NodeMemory.of(nodeRun({ nodeContext })).prior('payout', 'k1').acknowledged).toBeUndefined();
 		});
@@ -194,7 +194,7 @@ describe('what a create sent under each key', () => {
 	it("gives a resend the first body, field for field, with the current item's identical document", () => {
 		const { memory, afterRetry } = memories();
 		expect(memory.prior('payout', 'k1', first).body).toBe(first);
-		memory.record('k1', first, uncertain);
+		memory.record('k1', first, uncertain, memory.prior('payout', 'k1'));
 		const again = afterRetry().prior('payout', 'k1', retried).body;
 		expect(again).toEqual(first);
 		expect(JSON.stringify(again)).toBe(JSON.stringify(first));
@@ -202,7 +202,7 @@ describe('what a create sent under each key', () => {
 
 	it('keeps a document by its digest only, and refuses to resend another document', () => {
 		const { memory, afterRetry, nodeContext } = memories();
-		memory.record('k1', first, uncertain);
+		memory.record('k1', first, uncertain, memory.prior('payout', 'k1'));
 		const kept = JSON.stringify(nodeContext);
 		const document = (first.payment_reference as IDataObject).ref_document as string;
 		expect(kept).not.toContain(document);
@@ -214,28 +214,43 @@ describe('what a create sent under each key', () => {
 
 	it('sends the current body when the money it moves differs (a Business Reference with another amount: the API is to refuse it)', () => {
 		const { memory } = memories();
-		memory.record('k1', first, uncertain);
+		memory.record('k1', first, uncertain, memory.prior('payout', 'k1'));
 		const otherAmount = { ...first, amount: 5001 };
 		expect(memory.prior('payout', 'k1', otherAmount)).toMatchObject({ body: otherAmount, changes: [] });
 	});
 
 	it('records nothing of a refusal, so a corrected row goes out corrected', () => {
 		const { memory } = memories();
-		memory.record('k1', first, 'refused');
+		memory.record('k1', first, 'refused', memory.prior('payout', 'k1'));
 		expect(memory.prior('payout', 'k1', retried)).toEqual({ body: retried, changes: [], otherDocument: false });
+	});
+
+	it('puts back what the key held when a send is refused, the in-flight hold included', () => {
+		const { memory } = memories();
+		memory.record('k1', first, uncertain, memory.prior('payout', 'k1'));
+		const prior = memory.prior('payout', 'k1', { ...first, amount: 5001 });
+		memory.sending('k1', { ...first, amount: 5001 }, prior, 'no answer in execution 8');
+		expect(memory.prior('payout', 'k1').uncertain).toBe('no answer in execution 7');
+		memory.record('k1', { ...first, amount: 5001 }, 'refused', prior);
+		expect(memory.prior('payout', 'k1', retried)).toMatchObject({ uncertain: 'no answer in execution 7', body: first });
+		const fresh = memory.prior('payout', 'k2', first);
+		memory.sending('k2', first, fresh, 'no answer in execution 8');
+		expect(memory.prior('payout', 'k2').uncertain).toBe('no answer in execution 8');
+		memory.record('k2', first, 'refused', fresh);
+		expect(memory.prior('payout', 'k2')).toEqual({ changes: [], otherDocument: false });
 	});
 
 	it('never forgets a body that went unanswered: a refusal after it leaves it', () => {
 		const { memory, afterRetry } = memories();
-		memory.record('k1', first, uncertain);
+		memory.record('k1', first, uncertain, memory.prior('payout', 'k1'));
 		const later = afterRetry();
-		later.record('k1', { ...first, amount: 5001 }, 'refused');
+		later.record('k1', { ...first, amount: 5001 }, 'refused', later.prior('payout', 'k1'));
 		expect(later.prior('payout', 'k1', retried)).toMatchObject({ uncertain: 'no answer in execution 7', body: first });
 	});
 
 	it('does not send other values under the key of a row the API accepted: it names what changed', () => {
 		const { memory, afterRetry } = memories();
-		memory.record('k1', first, accepted);
+		memory.record('k1', first, accepted, memory.prior('payout', 'k1'));
 		const otherWallet = { ...retried, account_number: 'WAL-XOF-2', amount: 5500 };
 		expect(afterRetry().prior('payout', 'k1', otherWallet)).toMatchObject({
 			acknowledged: { reference: 'po_1' },
@@ -256,25 +271,26 @@ describe('what a create sent under each key', () => {
 	describe('an unacknowledged send (uncertain)', () => {
 		it('says what it got and in which execution, through a Retry', () => {
 			const { memory, afterRetry } = memories();
-			memory.record('k1', first, { uncertain: 'HTTP 503 in execution 7' });
+			memory.record('k1', first, { uncertain: 'HTTP 503 in execution 7' }, memory.prior('payout', 'k1'));
 			expect(memory.prior('payout', 'k1').uncertain).toBe('HTTP 503 in execution 7');
 			expect(afterRetry().prior('payout', 'k1').uncertain).toBe('HTTP 503 in execution 7');
 		});
 
 		it('keeps the first one: a later unanswered send of the key, with another body, does not replace it', () => {
 			const { memory, afterRetry } = memories();
-			memory.record('k1', first, uncertain);
+			memory.record('k1', first, uncertain, memory.prior('payout', 'k1'));
 			const later = afterRetry();
-			later.record('k1', { ...first, amount: 5001 }, { uncertain: 'HTTP 200 in execution 8' });
+			later.record('k1', { ...first, amount: 5001 }, { uncertain: 'HTTP 200 in execution 8' }, later.prior('payout', 'k1'));
 			expect(later.prior('payout', 'k1')).toMatchObject({ uncertain: 'no answer in execution 7' });
 			expect(later.prior('payout', 'k1', { ...first, amount: 5001 }).body).toEqual({ ...first, amount: 5001, payment_reference: expect.any(Object) });
 		});
 
 		it('is none once the API acknowledged the key, and none for a key never sent', () => {
 			const { memory } = memories();
-			memory.record('k1', first, uncertain);
-			memory.record('k1', first, accepted);
-			expect(memory.prior('payout', 'k1')).toEqual({ acknowledged: { reference: 'po_1' }, changes: [], otherDocument: false });
+			memory.record('k1', first, uncertain, memory.prior('payout', 'k1'));
+			memory.record('k1', first, accepted, memory.prior('payout', 'k1'));
+			expect(memory.prior('payout', 'k1')).toMatchObject({ acknowledged: { reference: 'po_1' }, changes: [], otherDocument: false });
+			expect(memory.prior('payout', 'k1')).not.toHaveProperty('uncertain');
 			expect(memory.prior('payout', 'k2')).toEqual({ changes: [], otherDocument: false });
 		});
 	});

@@ -137,3 +137,188 @@ describe('what the memory keeps of a send that got no acknowledgement', () => {
 		expect(Object.values(sent).map((entry) => entry.uncertain)).toEqual(['HTTP 503 in execution 1']);
 	});
 });
+
+/** A create run as the router runs it, its API answering `posts` in order, its node context handed from run to run as n8n stores it. */
+const PAYOUT: IDataObject = { resource: 'payout', operation: 'create', amount: 1000, currency: 'XOF', beneficiaryIdentifierType: 'gm_account', beneficiaryIdentifier: 'GM-1002', channel: 'platform', requireBusinessReference: false };
+
+type Reply = { statusCode: number; body: unknown; headers?: IDataObject } | { throws: unknown } | ((options: IHttpRequestOptions) => unknown);
+
+interface RunSpec {
+	count: number;
+	parameters?: IDataObject;
+	perRow?: Record<number, IDataObject>;
+	credential?: IDataObject;
+	mode?: string;
+	executionId?: string;
+	nodeContext: IDataObject;
+	/** Answers to POSTs, in order; when empty, an acknowledgement. */
+	posts?: Reply[];
+	/** Answer to GET /account */
+	account?: IDataObject;
+	continueOnFail?: boolean;
+	signal?: AbortController;
+	onPost?: (options: IHttpRequestOptions) => void;
+}
+
+interface RunOut {
+	items: IDataObject[];
+	thrown?: unknown;
+	requests: IHttpRequestOptions[];
+}
+
+/** Runs a create run the way the router does: items in order; On Error Continue gives failedJson items; else stops at the first. */
+async function runCreate(spec: RunSpec): Promise<RunOut> {
+	const { count, parameters = {}, perRow = {}, credential = {}, mode = 'manual', executionId = '1', nodeContext, posts = [], continueOnFail = true } = spec;
+	const requests: IHttpRequestOptions[] = [];
+	let created = 0;
+	const context = {
+		getMode: () => mode,
+		getNode: () => node,
+		getInputData: () => Array.from({ length: count }, () => ({ json: {} })),
+		getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => {
+			const all: IDataObject = { ...PAYOUT, ...parameters, ...perRow[itemIndex] };
+			const value = all[name];
+			if (typeof value === 'function') return (value as (i: number) => unknown)(itemIndex);
+			return value ?? fallback;
+		},
+		getContext: () => nodeContext,
+		getWorkflowDataProxy: () => ({ $thisRunIndex: 0, $: () => ({ isExecuted: mode === 'retry' }) }),
+		getCredentials: async () => ({ authentication: 'clientCredentials', clientId: 'c1', baseUrl: 'https://api.example.com', velocityLimit: 1000, walletPinSecret: '1234', ...credential }),
+		getExecutionId: () => executionId,
+		getExecutionCancelSignal: () => spec.signal?.signal,
+		continueOnFail: () => continueOnFail,
+		isToolExecution: () => false,
+		logger: { info: () => {}, debug: () => {}, warn: () => {} },
+		sendMessageToUI: () => {},
+		addExecutionHints: () => {},
+		helpers: {
+			httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
+				requests.push(options);
+				if (options.method === 'GET') return { statusCode: 200, headers: {}, body: spec.account ?? { account: { number: 'WAL-1', balance: { value: 1_000_000, currency: 'XOF' } } } };
+				spec.onPost?.(options);
+				const reply = posts.shift();
+				if (reply === undefined) return { statusCode: 201, headers: {}, body: { success: true, reference: `po_${executionId}_${++created}` } };
+				if (typeof reply === 'function') return reply(options);
+				if ('throws' in reply) throw reply.throws;
+				return { headers: {}, ...reply };
+			},
+		},
+	} as unknown as IExecuteFunctions;
+	const run = await startCreateRun(context, 'payout');
+	const items: IDataObject[] = [];
+	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		try {
+			const produced = await run.execute(itemIndex);
+			items.push(produced[0].json);
+		} catch (error) {
+			const e = error as { context?: IDataObject };
+			if (!continueOnFail && e?.context?.cancelled !== true) return { items, thrown: error, requests };
+			items.push(run.failedJson(itemIndex, error as never));
+		}
+	}
+	run.finish();
+	return { items, requests };
+}
+
+/** The node context as n8n stores it (JSON), handed to a Retry. */
+const saved = (nodeContext: IDataObject): IDataObject => JSON.parse(JSON.stringify(nodeContext)) as IDataObject;
+
+const FAST = { maxRetries: 1, retryBaseDelayMs: 1 };
+const replay = (reference: string) => ({ statusCode: 201, body: { success: true, reference }, headers: { 'idempotent-replayed': 'true' } });
+
+describe('a Retry of an execution whose earlier run sent rows: an exception after an attempt that may have been carried out', () => {
+	it('keeps the row uncertain, so the Retry that finds the payment says created (not replayed)', async () => {
+		const nodeContext: IDataObject = {};
+		const e0 = await runCreate({
+			count: 1,
+			nodeContext,
+			parameters: { options: FAST },
+			posts: [
+				{ statusCode: 503, body: { success: false, error_code: 'PROVIDER_UNAVAILABLE' } },
+				{ statusCode: 403, body: { success: false, error_code: 'LIMIT_EXCEEDED', details: { limit: { toString: 'x' } } } },
+			],
+		});
+		const e1 = await runCreate({ count: 1, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', parameters: { options: FAST }, posts: [replay('po_from_E0')] });
+		expect(String(e0.items[0].description)).toContain('The money may have moved');
+		expect(e1.items[0]).toMatchObject({ outcome: 'created', earlier_attempt: expect.stringContaining('execution 1') });
+	});
+});
+
+describe('a Retry of an execution whose earlier run paid rows, refused for the rest', () => {
+	it('does not report rows the run it repeats paid as not sent', async () => {
+		const nodeContext: IDataObject = {};
+		const rows = { 0: { businessReference: 'o-0' }, 1: { businessReference: 'o-1' }, 2: { businessReference: 'o-2' } };
+		const wallet = (value: number) => ({ account: { number: 'WAL-1', balance: { value, currency: 'XOF' } } });
+		await runCreate({ count: 3, nodeContext, mode: 'trigger', perRow: rows, parameters: { options: { ...FAST, checkBalanceFirst: true } }, account: wallet(3000), posts: [{ statusCode: 201, body: { success: true, reference: 'po_0' } }, { statusCode: 201, body: { success: true, reference: 'po_1' } }, { statusCode: 402, body: { success: false, error_code: 'INSUFFICIENT_FUNDS', available_balance: 0 } }] });
+		const e1 = await runCreate({ count: 3, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', perRow: rows, parameters: { options: { ...FAST, checkBalanceFirst: true } }, account: wallet(500) });
+		expect(e1.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+		expect(e1.items[0]).toMatchObject({ outcome: 'replayed', reference: 'po_0' });
+	});
+
+	it('a cap/balance stop earlier in the Retry does not report a later row paid by the repeated run as not sent', async () => {
+		const nodeContext: IDataObject = {};
+		const rows = { 0: { businessReference: 'o-0' }, 1: { businessReference: 'o-1' } };
+		await runCreate({ count: 2, nodeContext, mode: 'trigger', perRow: rows, parameters: { options: FAST }, posts: [{ statusCode: 400, body: { success: false, error_code: 'VALIDATION_ERROR' } }, { statusCode: 201, body: { success: true, reference: 'po_1' } }] });
+		const e1 = await runCreate({ count: 2, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', perRow: rows, parameters: { options: FAST }, posts: [{ statusCode: 402, body: { success: false, error_code: 'INSUFFICIENT_FUNDS', available_balance: 0 } }] });
+		expect(e1.items[1]).toMatchObject({ outcome: 'replayed', reference: 'po_1' });
+	});
+
+	it('Require Business Reference turned on before the Retry does not report paid rows as not sent', async () => {
+		const nodeContext: IDataObject = {};
+		await runCreate({ count: 2, nodeContext, mode: 'trigger', parameters: { options: FAST }, posts: [{ statusCode: 201, body: { success: true, reference: 'po_0' } }, { statusCode: 400, body: { success: false, error_code: 'VALIDATION_ERROR' } }] });
+		const e1 = await runCreate({ count: 2, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', parameters: { options: FAST, requireBusinessReference: true } });
+		expect(e1.items[0]).toMatchObject({ outcome: 'replayed', reference: 'po_0' });
+	});
+});
+
+describe('a stop while the request is under way, the node context saved at the stop (as n8n saves a stopped execution)', () => {
+	it('the Retry of the saved execution finds the send uncertain: created, with the earlier attempt named', async () => {
+		const nodeContext: IDataObject = {};
+		const stop = new AbortController();
+		let atStop: IDataObject | undefined;
+		let firstBody: string | undefined;
+		await runCreate({
+			count: 1,
+			nodeContext,
+			signal: stop,
+			parameters: { message: 'run in execution 1', options: FAST },
+			posts: [
+				(options: IHttpRequestOptions) => {
+					firstBody = JSON.stringify(options.body);
+					stop.abort();
+					atStop = saved(nodeContext);
+					throw Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+				},
+			],
+		});
+		const e1 = await runCreate({
+			count: 1,
+			nodeContext: atStop as IDataObject,
+			mode: 'retry',
+			executionId: '2',
+			parameters: { message: 'run in execution 2', options: FAST },
+			posts: [(options: IHttpRequestOptions) => (JSON.stringify(options.body) === firstBody ? replay('po_E0') : { statusCode: 409, headers: {}, body: { success: false, error_code: 'IDEMPOTENCY_CONFLICT' } })],
+		});
+		expect(e1.items[0]).toMatchObject({ outcome: 'created', reference: 'po_E0', earlier_attempt: 'no answer in execution 1' });
+	});
+});
+
+describe('a Retry refused before its request, of a row an earlier attempt may have made', () => {
+	it('never says "not sent" of a row an earlier run of the execution may have made', async () => {
+		const nodeContext: IDataObject = {};
+		const wallet = (value: number) => ({ account: { number: 'WAL-1', balance: { value, currency: 'XOF' } } });
+		await runCreate({
+			count: 1,
+			nodeContext,
+			parameters: { options: { ...FAST, checkBalanceFirst: true } },
+			account: wallet(5000),
+			posts: [
+				{ statusCode: 503, body: { success: false, error_code: 'PROVIDER_UNAVAILABLE' } },
+				{ statusCode: 403, body: { success: false, error_code: 'LIMIT_EXCEEDED', details: { limit: { toString: 'x' } } } },
+			],
+		});
+		const e1 = await runCreate({ count: 1, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', parameters: { options: { ...FAST, checkBalanceFirst: true } }, account: wallet(10) });
+		expect(e1.items[0].attempted).toBeUndefined();
+		expect(String(e1.items[0].description)).toContain('The money may have moved');
+	});
+});
