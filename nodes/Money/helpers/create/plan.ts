@@ -4,7 +4,7 @@ import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import { type NodeError, notSent } from '../../../transport/errors';
 import { changeList, itemList, listed } from './gate';
 import { movementChanges, sha256, stableStringify } from './memory';
-import { type CreateRow, identityAsGiven, identityOf } from './rows';
+import type { CreateRow } from './rows';
 
 /**
  * The plan of a create run (docs/idempotency.md, "Approved Plan"): what the run would send, each
@@ -94,14 +94,13 @@ function planRefusal(context: IExecuteFunctions, resource: TransactionResource, 
 	else {
 		const approvedBy = new Map(before.map((json) => [json.business_reference ?? null, json]));
 		const references = new Set(rows.map((row) => row.businessReference || null));
-		const shownOf = (row: CreateRow) => (row.body ? identityOf(resource, row.body, row.businessReference) : identityAsGiven(context, resource, row));
 		const named = (shown: IDataObject) => `${String(shown.business_reference ?? 'a row without a Business Reference')} (${String(shown.amount)} ${String(shown.currency)} ${resource === 'payout' ? 'to' : 'from'} ${String(shown[PARTY_FIELD[resource]])})`;
-		const added = rows.filter((row) => !approvedBy.has(row.businessReference || null)).map(shownOf);
+		const added = rows.filter((row) => !approvedBy.has(row.businessReference || null)).map((row) => row.identity);
 		const removed = before.filter((json) => !references.has((json.business_reference as string | null | undefined) ?? null));
 		const changed = rows.flatMap((row) => {
 			const was = approvedBy.get(row.businessReference || null);
 			if (!was || was.plan_row === plan.rows[row.itemIndex]) return [];
-			const now = shownOf(row);
+			const now = row.identity;
 			const fields = Object.keys(now).filter((field) => field !== 'business_reference' && stableStringify(was[field] ?? null) !== stableStringify(now[field] ?? null));
 			return [{ business_reference: row.businessReference, changes: fields.map((field) => ({ field, approved: was[field] ?? null, now: now[field] ?? null })) }];
 		});

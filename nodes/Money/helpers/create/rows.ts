@@ -33,6 +33,8 @@ export interface CreateRow {
 	call: CallSettings;
 	/** The row's value of Preview Only (one switch for the run, refused when a row differs). */
 	preview: unknown;
+	/** Whose payment it is and how much (identityOf): of the body, or as the item gives it when it breaks a rule. */
+	identity: IDataObject;
 }
 
 /**
@@ -55,7 +57,7 @@ export function identityOf(resource: TransactionResource, body: IDataObject, bus
 }
 
 /** The identity of a row that breaks a rule: each value as the item gives it, null where it cannot be read. */
-export function identityAsGiven(context: IExecuteFunctions, resource: TransactionResource, row: CreateRow): IDataObject {
+function identityAsGiven(context: IExecuteFunctions, resource: TransactionResource, row: CreateRow): IDataObject {
 	const given = (name: string): IDataObject[string] => {
 		try {
 			const value = context.getNodeParameter(name, row.itemIndex, null) as IDataObject[string];
@@ -150,7 +152,7 @@ async function readRow(context: IExecuteFunctions, resource: TransactionResource
 	const preview = context.getNodeParameter('preview', itemIndex, false);
 	const reference = readReference(context, itemIndex);
 	const businessReference = reference.kind === 'reference' ? reference.value : '';
-	const row: CreateRow = { itemIndex, reference, businessReference, pin: '', options: {}, call: callSettingsOf({}), preview };
+	const row: CreateRow = { itemIndex, reference, businessReference, pin: '', options: {}, call: callSettingsOf({}), preview, identity: {} };
 	try {
 		row.options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 		row.call = callSettingsOf(row.options);
@@ -163,6 +165,7 @@ async function readRow(context: IExecuteFunctions, resource: TransactionResource
 	} catch (error) {
 		row.error = asNodeError(context.getNode(), error, itemIndex);
 	}
+	row.identity = row.body ? identityOf(resource, row.body, businessReference) : identityAsGiven(context, resource, row);
 	return row;
 }
 

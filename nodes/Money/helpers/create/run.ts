@@ -11,7 +11,7 @@ import { classifyRefusal, durationText, minimumPacedDurationMs, pacingSettings, 
 import { pinForRequest } from './pin';
 import { approvalOf, planOf } from './plan';
 import { Preview } from './preview';
-import { type CreateRow, identityAsGiven, identityOf, readRows } from './rows';
+import { type CreateRow, readRows } from './rows';
 import { withFinalStatus } from './waitForFinal';
 
 /** A progress line every this many items, and at the last one, on runs of at least that size. */
@@ -44,8 +44,8 @@ export interface CreateIO {
 	announce(line: string): void;
 }
 
-/** One row of the run: its output item, whose payment it is and under which key; or the error that is its item. */
-export type Created = { json: IDataObject; identity: IDataObject; key: string } | { error: NodeError };
+/** One row of the run: its output item and the key it went under; or the error that is its item. */
+export type Created = { json: IDataObject; key: string } | { error: NodeError };
 
 /** What a preview needs of the run it stands in for (preview.ts). */
 export interface RunParts {
@@ -53,7 +53,6 @@ export interface RunParts {
 	failedJson(itemIndex: number, error: NodeError): IDataObject;
 	/** Why no row of the run can start (its credential could not be read). */
 	runFailure?: NodeError;
-	givenIdentity(itemIndex: number): IDataObject;
 	rows: CreateRow[];
 }
 
@@ -86,11 +85,11 @@ function previewRun(preview: Preview, parts: RunParts): ItemRun {
 		execute: async (itemIndex) => {
 			if (parts.runFailure) throw parts.runFailure;
 			const row = parts.rows[itemIndex];
-			let json = preview.notReached(row, parts.givenIdentity(itemIndex));
+			let json = preview.notReached(row, row.identity);
 			if (!json) {
 				const created = await parts.create(itemIndex);
-				if ('error' in created) json = preview.wouldRefuse(row, created.error, (created.error.context.sent as IDataObject | undefined) ?? parts.givenIdentity(itemIndex));
-				else json = preview.wouldSend(row, created.identity, created.key, created.json.outcome === 'replayed' ? false : created.json.earlier_attempt !== undefined ? 'maybe' : true);
+				if ('error' in created) json = preview.wouldRefuse(row, created.error, row.identity);
+				else json = preview.wouldSend(row, row.identity, created.key, created.json.outcome === 'replayed' ? false : created.json.earlier_attempt !== undefined ? 'maybe' : true);
 			}
 			return [{ json: { ...json, ...preview.planOf(itemIndex), preview: true } }];
 		},
@@ -252,15 +251,14 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	 */
 	const createRow = async (row: CreateRow, key: string, prior: Prior, underWay: { now: boolean }): Promise<Created> => {
 		const { body } = prior;
-		const identityOfBody = body && identityOf(resource, body, row.businessReference);
-		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identityOfBody, ...acknowledgement, resource, idempotency_key: key }, identity: identityOfBody ?? {}, key });
+		const { identity } = row;
+		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identity, ...acknowledgement, resource, idempotency_key: key }, key });
 		// Paid in this execution with the same movement: what stops the run's other rows does not stop this one from saying so.
 		if (prior.acknowledged && body && prior.changes.length === 0) return replayed(prior.acknowledged);
 		const refusal = switchRefusal(row) ?? gate.refusalOf(row, key, prior);
-		if (refusal || !body || !identityOfBody) return { error: refusal ?? (row.error as NodeError) };
-		const identity = identityOfBody;
+		if (refusal || !body) return { error: refusal ?? (row.error as NodeError) };
 		const failed = (error: NodeError): Created => {
-			Object.assign(error.context, { sent: identity, idempotency_key: key });
+			error.context.idempotency_key = key;
 			return { error };
 		};
 		if (!started && resource === 'payout' && settings.onVelocityLimit === 'wait' && rows.length > settings.velocity.limit) {
@@ -288,7 +286,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		// An accepted create is PENDING (docs/decisions.md#d8-output).
 		const { reference, ...rest } = acknowledgement;
 		const earlier = prior.uncertain ? { earlier_attempt: prior.uncertain } : {};
-		return { json: { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...earlier }, identity, key };
+		return { json: { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...earlier }, key };
 	};
 
 	/**
@@ -333,13 +331,11 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	const parts: RunParts = {
 		create,
 		failedJson(itemIndex, error) {
-			const { idempotency_key: key, sent } = error.context;
-			const identity = sent && typeof sent === 'object' && !Array.isArray(sent) ? (sent as IDataObject) : identityAsGiven(context, resource, rows[itemIndex]);
+			const key = error.context.idempotency_key;
 			const { error: message, ...rest } = errorItemJson(error);
-			return { outcome: 'failed', error: message, ...identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };
+			return { outcome: 'failed', error: message, ...rows[itemIndex].identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };
 		},
 		...(typeof client !== 'string' ? { runFailure: client } : {}),
-		givenIdentity: (itemIndex) => identityAsGiven(context, resource, rows[itemIndex]),
 		rows,
 	};
 	if (preview) return previewRun(preview, parts);

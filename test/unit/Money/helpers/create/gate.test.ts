@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, WorkflowExecuteMode } from 
 
 import { describeStop, Gate, type RunStop, walletFromAccount } from '../../../../../nodes/Money/helpers/create/gate';
 import { NodeMemory } from '../../../../../nodes/Money/helpers/create/memory';
-import type { CreateRow } from '../../../../../nodes/Money/helpers/create/rows';
+import { type CreateRow, identityOf } from '../../../../../nodes/Money/helpers/create/rows';
 import { fieldError } from '../../../../../nodes/Money/helpers/validation';
 import { callSettingsOf } from '../../../../../nodes/transport/request';
 
@@ -37,7 +37,7 @@ const stored = (nodeContext: IDataObject) => JSON.parse(JSON.stringify(nodeConte
 /** A row as rows.ts reads it: a payout of 5000 XOF unless told, with the Business Reference given ('' none). */
 function row(itemIndex: number, businessReference = '', body: IDataObject = { amount: 5000, currency: 'XOF' }): CreateRow {
 	const reference: CreateRow['reference'] = businessReference === '' ? { kind: 'none' } : { kind: 'reference', value: businessReference };
-	return { itemIndex, reference, businessReference, body, pin: '1234', options: {}, call: callSettingsOf({}), preview: false };
+	return { itemIndex, reference, businessReference, body, pin: '1234', options: {}, call: callSettingsOf({}), preview: false, identity: identityOf('payout', body, businessReference) };
 }
 
 /** A row that breaks a field rule: no body, its error. */

@@ -19,7 +19,7 @@ function payout(amount: number, beneficiary = 'GM-1002', extra: IDataObject = {}
 /** A row as rows.ts reads it; `approvedPlan` is what the row's Options give. */
 function row(itemIndex: number, businessReference: string, body: IDataObject | undefined, options: IDataObject = {}): CreateRow {
 	const reference: CreateRow['reference'] = businessReference === '' ? { kind: 'none' } : { kind: 'reference', value: businessReference };
-	return { itemIndex, reference, businessReference, body, pin: '1234', options, call: callSettingsOf({}), preview: false };
+	return { itemIndex, reference, businessReference, body, pin: '1234', options, call: callSettingsOf({}), preview: false, identity: identityOf('payout', body ?? {}, businessReference) };
 }
 
 /** The keys the run gives its rows: the Business Reference's, else a default key of this node (here, by item). */
