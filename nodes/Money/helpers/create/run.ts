@@ -1,7 +1,7 @@
 import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
 import { IDEMPOTENCY_HEADER, MONEY_API_CREDENTIAL_TYPE, PENDING_STATUS, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../api/values';
-import { asNodeError, cancelledError, CREATE_OUTCOME_UNKNOWN, errorItemJson, type NodeError, notSent } from '../../../transport/errors';
+import { asNodeError, cancelledError, CREATE_OUTCOME_UNKNOWN, errorItemJson, isCancellation, type NodeError, notSent } from '../../../transport/errors';
 import { headerValue } from '../../../transport/failures';
 import { callSettingsOf, cancelSignalOf, type CreateOutcome, type MoneyApiAnswer, moneyApiCreate, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
 import { fieldError } from '../validation';
@@ -331,6 +331,15 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	const parts: RunParts = {
 		create,
 		failedJson(itemIndex, error) {
+			// A row the router never reached in a stopped execution, which the run a Retry repeats paid or may have paid.
+			if (isCancellation(error) && error.context.attempted === false) {
+				const prior = memory.prior(resource, keys[itemIndex]);
+				if (prior.uncertain !== undefined) mayHaveMoved(error, `An earlier send of this ${resource} got no acknowledgement (${prior.uncertain})`);
+				else if (prior.acknowledged) {
+					delete error.context.attempted;
+					error.description = `It was not sent again: the run this Retry repeats paid it (reference ${String(prior.acknowledged.reference)}).`;
+				}
+			}
 			const key = error.context.idempotency_key;
 			const { error: message, ...rest } = errorItemJson(error);
 			return { outcome: 'failed', error: message, ...rows[itemIndex].identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 
 import { startCreateRun } from '../../../../../nodes/Money/helpers/create/run';
+import { cancelledError } from '../../../../../nodes/transport/errors';
 
 const node: INode = { id: 'n1', name: 'Pay', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
 const ROW: Record<'charge' | 'payout', IDataObject> = {
@@ -320,5 +321,20 @@ describe('a Retry refused before its request, of a row an earlier attempt may ha
 		const e1 = await runCreate({ count: 1, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', parameters: { options: { ...FAST, checkBalanceFirst: true } }, account: wallet(10) });
 		expect(e1.items[0].attempted).toBeUndefined();
 		expect(String(e1.items[0].description)).toContain('The money may have moved');
+	});
+});
+
+describe('a Retry stopped before it reaches rows the run it repeats paid or may have paid', () => {
+	it('does not call them "not sent": a paid row names its payment, an uncertain one says the money may have moved', async () => {
+		const nodeContext: IDataObject = {};
+		const rows = { 0: { businessReference: 'c-0' }, 1: { businessReference: 'c-1' }, 2: { businessReference: 'c-2' } };
+		await runCreate({ count: 3, nodeContext, mode: 'trigger', perRow: rows, parameters: { options: FAST }, posts: [{ statusCode: 201, body: { success: true, reference: 'po_0' } }, { throws: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }, { throws: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }] });
+		const context = { getMode: () => 'retry', getNode: () => node, getInputData: () => [{ json: {} }, { json: {} }, { json: {} }], getNodeParameter: (name: string, itemIndex: number, fallback?: unknown) => ({ ...PAYOUT, options: FAST, ...rows[itemIndex as 0 | 1 | 2] } as IDataObject)[name] ?? fallback, getContext: () => saved(nodeContext), getWorkflowDataProxy: () => ({ $thisRunIndex: 0, $: () => ({ isExecuted: true }) }), getCredentials: async () => ({ authentication: 'clientCredentials', clientId: 'c1', baseUrl: 'https://api.example.com', walletPinSecret: '1234' }), getExecutionId: () => '2', continueOnFail: () => true, logger: { info: () => {}, debug: () => {} } } as unknown as IExecuteFunctions;
+		const run = await startCreateRun(context, 'payout');
+		const stopped = (itemIndex: number) => run.failedJson(itemIndex, cancelledError(node, 'The execution was cancelled; this item was not sent', { itemIndex, attempted: false }));
+		expect(stopped(0)).toMatchObject({ outcome: 'failed', description: expect.stringContaining('reference po_0') });
+		expect(stopped(0)).not.toHaveProperty('attempted');
+		expect(stopped(1)).not.toHaveProperty('attempted');
+		expect(String(stopped(1).description)).toContain('The money may have moved');
 	});
 });
