@@ -83,14 +83,14 @@ export class Preview {
 	}
 
 	/** The row the run stops before (On Error: Stop Workflow), as an item; undefined when the run reaches it. */
-	notReached(row: CreateRow, identity: IDataObject): IDataObject | undefined {
+	notReached(row: CreateRow): IDataObject | undefined {
 		if (this.stopsAt === undefined) return undefined;
 		this.rows.push({ itemIndex: row.itemIndex, wouldSend: false, moves: false, notReached: true });
-		return { verdict: 'would refuse', reason: `not reached: the run stops at item ${this.stopsAt + 1} (On Error: Stop Workflow)`, ...identity, idempotency_key: null };
+		return { verdict: 'would refuse', reason: `not reached: the run stops at item ${this.stopsAt + 1} (On Error: Stop Workflow)`, ...row.identity, idempotency_key: null };
 	}
 
 	/** A row the run sends under `key`; `moves`: whether it moves money. */
-	wouldSend(row: CreateRow, identity: IDataObject, key: string, moves: boolean | 'maybe'): IDataObject {
+	wouldSend(row: CreateRow, key: string, moves: boolean | 'maybe'): IDataObject {
 		this.rows.push({ itemIndex: row.itemIndex, wouldSend: true, moves, body: row.body });
 		let reason: string | null = null;
 		if (moves === false) reason = 'made before in this execution under its key: not sent again, nothing moves';
@@ -102,21 +102,21 @@ export class Preview {
 		return {
 			verdict: 'would send',
 			reason,
-			...identity,
+			...row.identity,
 			...(this.resource === 'payout' ? { sends_after_seconds: Math.ceil((this.sentAt.get(row.itemIndex) ?? 0) / 1000) } : {}),
 			idempotency_key: row.businessReference !== '' || this.defaultKeysKnown ? key : null,
 		};
 	}
 
 	/** A row refused with the create's own error; with On Error at Stop Workflow the run stops there. */
-	wouldRefuse(row: CreateRow, error: NodeError, identity: IDataObject): IDataObject {
+	wouldRefuse(row: CreateRow, error: NodeError): IDataObject {
 		this.rows.push({ itemIndex: row.itemIndex, wouldSend: false, moves: false });
 		if (!this.context.continueOnFail()) this.stopsAt = row.itemIndex;
 		const { field, idempotency_key: key } = error.context;
 		return {
 			verdict: 'would refuse',
 			reason: error.message,
-			...identity,
+			...row.identity,
 			...(typeof field === 'string' ? { field } : {}),
 			idempotency_key: typeof key === 'string' && (this.defaultKeysKnown || row.businessReference !== '') ? key : null,
 		};

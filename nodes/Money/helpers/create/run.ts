@@ -85,11 +85,11 @@ function previewRun(preview: Preview, parts: RunParts): ItemRun {
 		execute: async (itemIndex) => {
 			if (parts.runFailure) throw parts.runFailure;
 			const row = parts.rows[itemIndex];
-			let json = preview.notReached(row, row.identity);
+			let json = preview.notReached(row);
 			if (!json) {
 				const created = await parts.create(itemIndex);
-				if ('error' in created) json = preview.wouldRefuse(row, created.error, row.identity);
-				else json = preview.wouldSend(row, row.identity, created.key, created.json.outcome === 'replayed' ? false : created.json.earlier_attempt !== undefined ? 'maybe' : true);
+				if ('error' in created) json = preview.wouldRefuse(row, created.error);
+				else json = preview.wouldSend(row, created.key, created.json.outcome === 'replayed' ? false : created.json.earlier_attempt !== undefined ? 'maybe' : true);
 			}
 			return [{ json: { ...json, ...preview.planOf(itemIndex), preview: true } }];
 		},
@@ -102,7 +102,7 @@ function previewRun(preview: Preview, parts: RunParts): ItemRun {
  * first: a Retry reads it), every row read once with its key, the run's plan and Approved Plan, the
  * gate's run-level verdicts (the run's identity, its Business References, Check Balance First). Then
  * each row as the router asks for it: its memory read once, the gate, the send (paced, once under
- * its key), its outcome recorded once, the final status. Preview Only is this run with a copy of
+ * its key, held as unanswered until its outcome is recorded), the final status. Preview Only is this run with a copy of
  * the memory and the Preview as its IO: a request that sends nothing and a clock that only advances.
  */
 export async function startCreateRun(context: IExecuteFunctions, resource: TransactionResource): Promise<ItemRun> {
