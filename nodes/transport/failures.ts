@@ -54,13 +54,13 @@ export function isRetryableNetworkError(code: string | undefined, message: strin
 /**
  * Whether a failed attempt leaves open that the API carried the request out: no answer at all (a
  * token that could not be fetched aside: nothing was sent then), any 5xx (a proxy answers 503 or
- * 502 after its upstream committed), or a 2xx that is not the API's answer. A 4xx is a refusal
- * made before anything is done.
+ * 502 after its upstream committed), a 2xx that is not the API's answer, or a redirect left
+ * unfollowed (a 303 after a commit). A 4xx is a refusal made before anything is done.
  */
 export function mayHaveBeenCarriedOut(failure: MoneyApiFailure): boolean {
 	if (failure.unexpectedAnswer !== undefined) return true;
 	if (failure.httpCode === undefined) return !TOKEN_FAILURE.test(failure.transportMessage ?? '');
-	return failure.httpCode >= 500;
+	return failure.httpCode < 400 || failure.httpCode >= 500;
 }
 
 export function isTokenFailure(failure: MoneyApiFailure): boolean {

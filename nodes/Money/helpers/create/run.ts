@@ -134,6 +134,12 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	memory.makeAnchor();
 	const runIndex = context.getWorkflowDataProxy(0).$thisRunIndex;
 	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex));
+	// The key each row went under in the first run of this run index: another when a Retry maps another Business Reference (the gate refuses that run).
+	const firstReferences = memory.firstIdentity(runIndex)?.references ?? {};
+	const firstKeys = rows.map((row, index) => {
+		const was = firstReferences[index];
+		return was === undefined || was === (row.businessReference || null) ? keys[index] : memory.keyOf(resource, was ?? '', runIndex, index);
+	});
 	const plan = planOf(resource, typeof client === 'string' ? client : '', rows, keys);
 	const approval = typeof client === 'string' ? approvalOf(context, resource, plan, rows, memory.firstIdentity(runIndex)?.approvedPlan) : {};
 	const gate = new Gate(context, resource, rows, memory, typeof client === 'string' ? client : '', typeof client === 'string' ? approval.refusal : client, replaysLostRun, approval.approved);
@@ -200,7 +206,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	 * the same key (On Velocity Limit: Wait); a cap or a balance too low stops the wallet's later
 	 * rows. The outcome is unknown when any attempt, across the resends, may have been carried out.
 	 */
-	const postPaced = async (row: CreateRow, body: IDataObject, key: string, pin: string): Promise<CreateOutcome> => {
+	const postPaced = async (row: CreateRow, body: IDataObject, key: string, pin: string, prior: Prior, underWay: { now: boolean }): Promise<CreateOutcome> => {
 		const waits = settings.onVelocityLimit === 'wait';
 		const paced = waits && resource === 'payout';
 		/** What the first attempt that may have been carried out got, across the resends. */
@@ -213,6 +219,8 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		for (;;) {
 			const held = paced ? await waitFor(row, pacer.delayBeforeNext(io.now())) : undefined;
 			if (held) return ended({ kind: 'refused', error: held });
+			if (!underWay.now) memory.sending(key, body, prior, `no answer in execution ${context.getExecutionId()}`);
+			underWay.now = true;
 			const outcome = await io.post(row, body, key, pin);
 			unanswered ??= outcome.kind === 'accepted' ? outcome.answer.unanswered : outcome.kind === 'unknown' ? outcome.unanswered : undefined;
 			if (outcome.kind === 'accepted') {
@@ -254,7 +262,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		const { identity } = row;
 		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identity, ...acknowledgement, resource, idempotency_key: key }, key });
 		// Paid in this execution with the same movement: what stops the run's other rows does not stop this one from saying so.
-		if (prior.acknowledged && body && prior.changes.length === 0) return replayed(prior.acknowledged);
+		if (prior.acknowledged && body && prior.changes.length === 0 && key === firstKeys[row.itemIndex]) return replayed(prior.acknowledged);
 		const refusal = switchRefusal(row) ?? gate.refusalOf(row, key, prior);
 		if (refusal || !body) return { error: refusal ?? (row.error as NodeError) };
 		const failed = (error: NodeError): Created => {
@@ -271,9 +279,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		gate.bind();
 		const pin = pinFor(row, key);
 		if (typeof pin !== 'string') return failed(pin);
-		memory.sending(key, body, prior, `no answer in execution ${context.getExecutionId()}`);
-		underWay.now = true;
-		const outcome = await postPaced(row, body, key, pin);
+		const outcome = await postPaced(row, body, key, pin, prior, underWay);
 		underWay.now = false;
 		if (outcome.kind !== 'accepted') {
 			memory.record(key, body, outcome.kind === 'unknown' ? { uncertain: `${outcome.unanswered} in execution ${context.getExecutionId()}` } : 'refused', prior);
@@ -305,9 +311,22 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			created = { error: asNodeError(node, error, itemIndex) };
 		}
 		if (!('error' in created)) return created;
-		if (prior.uncertain !== undefined) mayHaveMoved(created.error, `An earlier send of this ${resource} got no acknowledgement (${prior.uncertain})`);
-		else if (underWay.now) mayHaveMoved(created.error, `This ${resource} was sent and what became of it is not known`);
+		if (underWay.now && prior.uncertain === undefined) mayHaveMoved(created.error, `This ${resource} was sent and what became of it is not known`);
+		else settle(created.error, itemIndex, firstKeys[itemIndex] === keys[itemIndex] ? prior : undefined);
 		return created;
+	};
+
+	/**
+	 * The error of a row an earlier run of this execution sent, under the key it had then: one that
+	 * may have been made says the money may have moved; one paid with the same movement says so
+	 * (not "not sent"). `prior`: the memory already read under that key.
+	 */
+	const settle = (error: NodeError, itemIndex: number, prior = memory.prior(resource, firstKeys[itemIndex], rows[itemIndex].body)): void => {
+		if (prior.uncertain !== undefined) mayHaveMoved(error, `An earlier send of this ${resource} got no acknowledgement (${prior.uncertain})`);
+		else if (prior.acknowledged && prior.changes.length === 0 && error.context.attempted === false) {
+			delete error.context.attempted;
+			error.description = `${error.description ?? ''} It was not sent again: an earlier run of this execution paid it (reference ${String(prior.acknowledged.reference)}).`.trim();
+		}
 	};
 
 	/** Preview Only is one switch for the whole run, read from item 1. */
@@ -331,15 +350,8 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	const parts: RunParts = {
 		create,
 		failedJson(itemIndex, error) {
-			// A row the router never reached in a stopped execution, which the run a Retry repeats paid or may have paid.
-			if (isCancellation(error) && error.context.attempted === false) {
-				const prior = memory.prior(resource, keys[itemIndex]);
-				if (prior.uncertain !== undefined) mayHaveMoved(error, `An earlier send of this ${resource} got no acknowledgement (${prior.uncertain})`);
-				else if (prior.acknowledged) {
-					delete error.context.attempted;
-					error.description = `It was not sent again: the run this Retry repeats paid it (reference ${String(prior.acknowledged.reference)}).`;
-				}
-			}
+			// A row the router never reached in a stopped execution.
+			if (isCancellation(error) && error.context.attempted === false) settle(error, itemIndex);
 			const key = error.context.idempotency_key;
 			const { error: message, ...rest } = errorItemJson(error);
 			return { outcome: 'failed', error: message, ...rows[itemIndex].identity, ...rest, idempotency_key: typeof key === 'string' ? key : null };

@@ -159,6 +159,8 @@ interface RunSpec {
 	continueOnFail?: boolean;
 	signal?: AbortController;
 	onPost?: (options: IHttpRequestOptions) => void;
+	/** Items from this index on are not reached: the router's end of a stopped run gives each the failed item of a cancel. */
+	stopAt?: number;
 }
 
 interface RunOut {
@@ -208,6 +210,10 @@ async function runCreate(spec: RunSpec): Promise<RunOut> {
 	const run = await startCreateRun(context, 'payout');
 	const items: IDataObject[] = [];
 	for (let itemIndex = 0; itemIndex < count; itemIndex++) {
+		if (spec.stopAt !== undefined && itemIndex >= spec.stopAt) {
+			items.push(run.failedJson(itemIndex, cancelledError(node, 'The execution was cancelled; this item was not sent', { itemIndex, attempted: false })));
+			continue;
+		}
 		try {
 			const produced = await run.execute(itemIndex);
 			items.push(produced[0].json);
@@ -336,5 +342,72 @@ describe('a Retry stopped before it reaches rows the run it repeats paid or may 
 		expect(stopped(0)).not.toHaveProperty('attempted');
 		expect(stopped(1)).not.toHaveProperty('attempted');
 		expect(String(stopped(1).description)).toContain('The money may have moved');
+	});
+});
+
+describe('a Retry whose Business Reference mapping changed, of rows the first run sent (the run is refused)', () => {
+	const drop = { throws: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) };
+
+	it('says the money may have moved for a row its first run may have made, also when stopped before reaching it', async () => {
+		const nodeContext: IDataObject = {};
+		const e0 = await runCreate({ count: 1, nodeContext, mode: 'trigger', perRow: { 0: { businessReference: 'a-0' } }, parameters: { options: FAST }, posts: [drop, drop] });
+		expect(String(e0.items[0].description)).toContain('The money may have moved');
+		for (const stopAt of [undefined, 0]) {
+			const e1 = await runCreate({ count: 1, stopAt, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', perRow: { 0: { businessReference: 'A-0' } }, parameters: { options: FAST } });
+			expect(e1.requests.filter((request) => request.method === 'POST')).toHaveLength(0);
+			expect(e1.items[0].attempted).toBeUndefined();
+			expect(String(e1.items[0].description)).toContain('The money may have moved');
+		}
+	});
+
+	it('names the payment of a row its first run paid without a Business Reference', async () => {
+		const nodeContext: IDataObject = {};
+		await runCreate({ count: 2, nodeContext, mode: 'trigger', parameters: { options: FAST }, posts: [{ statusCode: 201, body: { success: true, reference: 'po_0' } }, { statusCode: 400, body: { success: false, error_code: 'VALIDATION_ERROR' } }] });
+		const e1 = await runCreate({ count: 2, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', perRow: { 0: { businessReference: 'r-0' }, 1: { businessReference: 'r-1' } }, parameters: { options: FAST } });
+		expect(e1.items[0].attempted).toBeUndefined();
+		expect(String(e1.items[0].description)).toContain('reference po_0');
+	});
+
+	it("does not answer a row from another row's payment when the mapping now gives it that row's reference", async () => {
+		const nodeContext: IDataObject = {};
+		const invoice = (reference: string, message: string) => ({ businessReference: reference, additionalFields: { message } });
+		await runCreate({ count: 2, nodeContext, mode: 'trigger', perRow: { 0: invoice('inv-1', 'invoice 1'), 1: invoice('inv-2', 'invoice 2') }, parameters: { options: FAST }, posts: [{ statusCode: 201, body: { success: true, reference: 'po_0' } }, { statusCode: 402, body: { success: false, error_code: 'INSUFFICIENT_FUNDS', available_balance: 0 } }] });
+		const e1 = await runCreate({ count: 2, nodeContext: saved(nodeContext), mode: 'retry', executionId: '2', perRow: { 0: invoice('inv-1', 'invoice 1'), 1: invoice('inv-1', 'invoice 2') }, parameters: { options: FAST } });
+		expect(e1.items[1]).toMatchObject({ outcome: 'failed', attempted: false });
+		expect(e1.items[1]).not.toHaveProperty('reference');
+	});
+});
+
+describe('a Retry stopped before it reaches a row paid with other values than it now has', () => {
+	it('does not say the row was paid', async () => {
+		const nodeContext: IDataObject = {};
+		await runCreate({ count: 1, nodeContext, mode: 'trigger', perRow: { 0: { businessReference: 'c-0' } }, parameters: { options: FAST }, posts: [{ statusCode: 201, body: { success: true, reference: 'po_0' } }] });
+		const stopped = await runCreate({ count: 1, nodeContext: saved(nodeContext), mode: 'retry', executionId: '3', stopAt: 0, perRow: { 0: { businessReference: 'c-0', amount: 2000 } }, parameters: { options: FAST } });
+		expect(stopped.items[0]).toMatchObject({ amount: 2000, attempted: false });
+		expect(String(stopped.items[0].description)).not.toContain('paid it');
+	});
+});
+
+describe('a stop during the velocity wait before a row is first sent', () => {
+	it('leaves the row as not sent: the Retry sends its current body, with no earlier attempt', async () => {
+		const nodeContext: IDataObject = {};
+		const stop = new AbortController();
+		let atStop: IDataObject | undefined;
+		const rows = { 0: { businessReference: 'v-0' }, 1: { businessReference: 'v-1' } };
+		await runCreate({ count: 2, nodeContext, mode: 'trigger', signal: stop, credential: { velocityLimit: 1, velocityWindowSeconds: 2 }, perRow: rows, parameters: { additionalFields: { message: 'old message' }, options: FAST }, onPost: () => setTimeout(() => {
+			stop.abort();
+			atStop = saved(nodeContext);
+		}, 300) });
+		const bodies: string[] = [];
+		const e1 = await runCreate({ count: 2, nodeContext: atStop as IDataObject, mode: 'retry', executionId: '2', perRow: rows, parameters: { additionalFields: { message: 'new message' }, options: FAST }, onPost: (options) => bodies.push(JSON.stringify(options.body)) });
+		expect(e1.items[1].earlier_attempt).toBeUndefined();
+		expect(bodies[0]).toContain('new message');
+	});
+});
+
+describe('a create answered with a redirect left unfollowed (a 303 after a commit)', () => {
+	it('says the money may have moved', async () => {
+		const e0 = await runCreate({ count: 1, nodeContext: {}, mode: 'trigger', perRow: { 0: { businessReference: 'x-0' } }, parameters: { options: FAST }, posts: [{ statusCode: 303, body: '', headers: { location: '/money/v1/payout/po_0' } }] });
+		expect(String(e0.items[0].description)).toContain('The money may have moved');
 	});
 });
