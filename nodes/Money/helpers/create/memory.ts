@@ -211,7 +211,7 @@ export class NodeMemory {
 
 	/**
 	 * What this execution knows of a key, read once before a row is sent (`fresh`: the row's body
-	 * as read now). `record` then writes once what became of the send.
+	 * as read now). `sending` and `record` then write the send, before and after its request.
 	 */
 	prior(resource: TransactionResource, key: string, fresh?: IDataObject): Prior {
 		const entry = this.entry(key);

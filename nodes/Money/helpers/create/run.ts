@@ -36,7 +36,7 @@ export function announce(context: IExecuteFunctions, line: string): void {
 }
 
 /** What a create run sends through and waits on: the Money API and the clock, or a preview's stand-ins (preview.ts). */
-export interface CreateIO {
+interface CreateIO {
 	post(row: CreateRow, body: IDataObject, key: string, pin: string): Promise<CreateOutcome>;
 	now(): number;
 	/** Waits `ms`; true when the execution was stopped before or during the wait. */
@@ -45,10 +45,10 @@ export interface CreateIO {
 }
 
 /** One row of the run: its output item and the key it went under; or the error that is its item. */
-export type Created = { json: IDataObject; key: string } | { error: NodeError };
+type Created = { json: IDataObject; key: string } | { error: NodeError };
 
 /** What a preview needs of the run it stands in for (preview.ts). */
-export interface RunParts {
+interface RunParts {
 	create(itemIndex: number): Promise<Created>;
 	failedJson(itemIndex: number, error: NodeError): IDataObject;
 	/** Why no row of the run can start (its credential could not be read). */
@@ -250,8 +250,8 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	};
 
 	/**
-	 * A row through the gate and the send (docs/idempotency.md): its memory read once, its outcome
-	 * recorded once. `outcome` is `created` when the money moved in this run, also when the API
+	 * A row through the gate and the send (docs/idempotency.md): its memory read once (`prior`), held
+	 * as unanswered from its first request, its outcome recorded. `outcome` is `created` when the money moved in this run, also when the API
 	 * answers from its record for an unacknowledged earlier send of this execution (`earlier_attempt`
 	 * names it), `replayed` when the payment existed before this run. A row this execution's memory
 	 * holds as acknowledged is not sent again: the acknowledgement is the memory's (an API whose

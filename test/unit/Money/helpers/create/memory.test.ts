@@ -295,3 +295,33 @@ describe('what a create sent under each key', () => {
 		});
 	});
 });
+
+describe("a run's memory as 1.0.0 stored it with the execution", () => {
+	// The layout 1.0.0 wrote (its sending/accepted/failed): an entry acknowledged, one left uncertain, and one
+	// whose send never went out (a cancel before it), with neither.
+	const body = { amount: 5000, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1', type: 'gm_account' }, channel: 'platform', message: 'first' };
+	const saved = {
+		money: {
+			anchor: '0b6c3c3e-1f0a-4c55-9a3e-2a7d1c3b9f10',
+			lostRun: false,
+			runs: { 0: { client: 'client c1 at https://api.example.com', references: { 0: 'a', 1: 'b', 2: null } } },
+			sent: { ka: { body, accepted: { reference: 'po_1', status: 'PENDING' } }, kb: { body, uncertain: 'no answer in execution 7' }, kc: { body } },
+		},
+	};
+
+	it('loads: a Retry reads each key as 1.0.0 left it, and the run keeps its identity and anchor', () => {
+		const context = nodeRun({ mode: 'retry', nodeContext: stored(saved), earlierRuns: 0, droppedRun: true });
+		const memory = NodeMemory.of(context);
+		const again = { ...body, message: 'evaluated again' };
+		expect(memory.recordLostRun(context)).toBe(false);
+		expect(memory.hasAnchor).toBe(true);
+		expect(memory.firstIdentity(0)?.references).toEqual({ 0: 'a', 1: 'b', 2: null });
+		expect(memory.prior('payout', 'ka', again)).toMatchObject({ acknowledged: { reference: 'po_1' }, changes: [], body });
+		expect(memory.prior('payout', 'kb', again)).toMatchObject({ uncertain: 'no answer in execution 7', body });
+		const neither = memory.prior('payout', 'kc', again);
+		expect(neither).not.toHaveProperty('acknowledged');
+		expect(neither).not.toHaveProperty('uncertain');
+		memory.record('kc', again, 'refused', neither);
+		expect(memory.prior('payout', 'kc', again).body).toEqual(body);
+	});
+});
