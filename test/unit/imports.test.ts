@@ -8,8 +8,8 @@ describe('the import graph of nodes/ and credentials/', () => {
 		expect(importCycles(graph)).toEqual([]);
 	});
 
-	it('a payout create reaches at most 15 files, descriptions apart', () => {
-		expect(reach(graph, PAYOUT_CREATE, { withoutDescriptions: true }).files.length).toBeLessThanOrEqual(15);
+	it('a payout create reaches at most 21 files, descriptions apart (the agent mandate and its list read among them)', () => {
+		expect(reach(graph, PAYOUT_CREATE, { withoutDescriptions: true }).files.length).toBeLessThanOrEqual(21);
 	});
 
 	it('finds a cycle where there is one', () => {

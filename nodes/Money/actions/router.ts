@@ -6,6 +6,7 @@ import { cancelSignalOf } from '../../transport/request';
 import { DEFAULT_READ_CONCURRENCY } from '../descriptions/options';
 import { runBounded } from '../helpers/bounded';
 import { itemList } from '../helpers/create/gate';
+import { isToolCall } from '../helpers/create/mandate';
 import { announce, type ItemRun } from '../helpers/create/run';
 import * as account from './account';
 import * as payment from './payment';
@@ -108,6 +109,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		? Math.max(1, Math.floor(Number(this.getNodeParameter('options.concurrency', 0, DEFAULT_READ_CONCURRENCY)) || 1))
 		: 1;
 	const results: Array<INodeExecutionData[] | undefined> = new Array(items.length);
+	// An agent gets a refused call back as the tool's answer on every n8n line: n8n 1.x would fail its execution instead (docs/agents.md).
+	const errorsAsItems = this.continueOnFail() || isToolCall(this);
 
 	const runItem = async (itemIndex: number): Promise<void> => {
 		try {
@@ -116,7 +119,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		} catch (error) {
 			const nodeError = asNodeError(node, error, itemIndex);
 			// A cancelled item is reported with the others once the run stops, whatever On Error says.
-			if (!this.continueOnFail() && !isCancellation(nodeError)) throw nodeError;
+			if (!errorsAsItems && !isCancellation(nodeError)) throw nodeError;
 			results[itemIndex] = [failedItem(this, run.failedJson(itemIndex, nodeError), itemIndex)];
 		}
 	};

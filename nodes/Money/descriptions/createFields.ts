@@ -189,6 +189,8 @@ const additionalFields = (walletEffect: 'credit' | 'debit'): INodeProperties => 
 });
 
 /** Shown only when an AI agent uses the node as a tool: creates are off until allowed, and capped. */
+const mandateShown = { show: { '@tool': [true], allowMoneyMovementInToolMode: [true] } };
+
 const toolModeFields = (resource: TransactionResource, moveVerb: string): INodeProperties[] => [
 	{
 		displayName: 'Allow Money Movement in Tool Mode',
@@ -205,7 +207,66 @@ const toolModeFields = (resource: TransactionResource, moveVerb: string): INodeP
 		typeOptions: { minValue: 0, numberPrecision: 0 },
 		default: 0,
 		description: `Largest amount (smallest currency unit) an AI agent may ${moveVerb} in one call`,
-		displayOptions: { show: { '@tool': [true], allowMoneyMovementInToolMode: [true] } },
+		displayOptions: mandateShown,
+	},
+	{
+		displayName: 'Maximum per 24 Hours in Tool Mode',
+		name: 'maxAmountPer24HoursInToolMode',
+		type: 'number',
+		typeOptions: { minValue: 0, numberPrecision: 0 },
+		default: 0,
+		description: `Most the agent's ${resource}s of this API client may add up to over any 24 hours (XOF and XAF counted together, at par), read from the Money API before each call. 0 sets no such limit.`,
+		displayOptions: mandateShown,
+	},
+	{
+		displayName: 'Allowed Parties in Tool Mode',
+		name: 'allowedPartiesInToolMode',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 22890000001, 22890000002',
+		description: `${resource === 'payout' ? 'Beneficiary' : 'Payer'} identifiers the agent may ${moveVerb}, separated by commas or new lines, or an expression giving a list. Empty allows any.`,
+		displayOptions: mandateShown,
+	},
+	{
+		displayName: 'Allowed Currencies in Tool Mode',
+		name: 'allowedCurrenciesInToolMode',
+		type: 'multiOptions',
+		options: currencyOptions(),
+		default: [],
+		description: 'Currencies the agent may use. None chosen allows any.',
+		displayOptions: mandateShown,
+	},
+	{
+		displayName: 'Allowed Channels in Tool Mode',
+		name: 'allowedChannelsInToolMode',
+		type: 'multiOptions',
+		options: channelOptions(),
+		default: [],
+		description: 'Channels the agent may use. None chosen allows any.',
+		displayOptions: mandateShown,
+	},
+	{
+		displayName: 'Mandate Expires in Tool Mode',
+		name: 'mandateExpiresInToolMode',
+		type: 'dateTime',
+		default: '',
+		description: `From this time on the agent may ${moveVerb} nothing without a person. Empty: no expiry.`,
+		displayOptions: mandateShown,
+	},
+	{
+		displayName: 'Beyond the Mandate in Tool Mode',
+		name: 'beyondMandateInToolMode',
+		type: 'options',
+		options: [
+			{ name: 'Refuse', value: 'refuse', description: 'Refuse the call; the agent is told which limit it met' },
+			{
+				name: 'Pay After Human Review',
+				value: 'review',
+				description: "Pay a call beyond the mandate only when it reached this tool through n8n's Human review and a person approved it (n8n 2.x); otherwise refuse",
+			},
+		],
+		default: 'refuse',
+		displayOptions: mandateShown,
 	},
 ];
 

@@ -79,23 +79,102 @@ describe('Money node against the sandbox', () => {
 			return { ...env.engine, nodeTypes };
 		}
 
-		async function runTool(parameters: Parameters): Promise<RunResult> {
+		async function runTool(parameters: Parameters, items?: Array<{ json: Record<string, unknown> }>): Promise<RunResult> {
 			const tools = toolEngine();
 			const node = { ...moneyNode({ parameters: parameters as never, settings: CONTINUE }), type: `${MONEY_NODE}Tool` };
-			return env.remember(await runWorkflow(tools, buildWorkflow(tools, { nodes: [node] })));
+			return env.remember(await runWorkflow(tools, buildWorkflow(tools, { nodes: [node] }), items ? { items: items as never } : {}));
 		}
 
+		const payouts = async () => (await env.sb.control.ledger()).payouts.length;
+		const agent = (overrides: Parameters = {}) =>
+			payout({ allowMoneyMovementInToolMode: true, maxAmountInToolMode: 1000, requireBusinessReference: false, businessReference: '', ...overrides });
+
 		it('refuses money movement unless switched on, and above the maximum', async () => {
-			const before = (await env.sb.control.counters()).requests.post_money_v1_payout ?? 0;
+			const before = await payouts();
 			expect(String(json(await runTool(payout())).error)).toContain('turned off');
-			expect(
-				String(json(await runTool(payout({ allowMoneyMovementInToolMode: true, maxAmountInToolMode: 1000 }))).error),
-			).toContain('above the Maximum Amount');
-			expect((await env.sb.control.counters()).requests.post_money_v1_payout ?? 0).toBe(before);
+			const above = String(json(await runTool(payout({ allowMoneyMovementInToolMode: true, maxAmountInToolMode: 1000 }))).error);
+			expect(above).toContain('above the maximum per payment of 1000');
+			expect(above).toContain('split');
+			expect(await payouts()).toBe(before);
 
 			const allowed = json(await runTool(payout({ amount: 900, allowMoneyMovementInToolMode: true, maxAmountInToolMode: 1000 })));
 			expect(allowed.reference).toBeDefined();
+			expect(allowed.mandate).toMatchObject({ verdict: 'within mandate', spent_24h_before: null, limit_24h: null });
 			expect(json(await runTool({ resource: 'account', operation: 'get', options: FAST })).id).toBeDefined();
+		});
+
+		it('pays the same call made twice in one execution once, without a Business Reference', async () => {
+			const before = await payouts();
+			const result = await runTool(agent({ amount: 700 }), [{ json: { toolCallId: 'call_1' } }, { json: { toolCallId: 'call_2' } }]);
+			const [first, second] = result.output('Money').map((item) => item.json);
+			expect(first).toMatchObject({ outcome: 'created', mandate: { tool_call_id: 'call_1' } });
+			expect(second).toMatchObject({ outcome: 'replayed', reference: first.reference });
+			expect(await payouts()).toBe(before + 1);
+		});
+
+		it('refuses a party, currency, channel or expiry outside the mandate, and a split of a refused payment', async () => {
+			const before = await payouts();
+			const refusal = async (overrides: Parameters) => String(json(await runTool(agent({ amount: 100, ...overrides }))).error);
+			expect(await refusal({ allowedPartiesInToolMode: 'someone-else, another' })).toContain('not among the mandate');
+			expect(await refusal({ allowedCurrenciesInToolMode: ['XAF'] })).toContain('currency XOF');
+			expect(await refusal({ allowedChannelsInToolMode: ['psp-a-tg'] })).toMatch(/channel \S+ is not one the mandate allows/);
+			expect(await refusal({ mandateExpiresInToolMode: '2020-01-01T00:00:00Z' })).toContain('the mandate expired');
+			expect(await refusal({ maxAmountInToolMode: "={{ $fromAI('maximum', '', 'number') }}" })).toContain('never by the model');
+			const split = await runTool(agent({ amount: '={{ $json.amount }}' }), [{ json: { amount: 1500 } }, { json: { amount: 750 } }]);
+			const [big, part] = split.output('Money').map((item) => String(item.json.error));
+			expect(big).toContain('above the maximum per payment');
+			expect(part).toContain('refused earlier in this execution');
+			expect(await payouts()).toBe(before);
+		});
+
+		it.each([
+			['a web page, the payout not made', 'page-200', 0],
+			['a web page after the payout was made', 'page-200-after-commit', 1],
+		] as const)('counts a create answered by %s as spent, and tells the model the outcome is unknown', async (_name, kind, made) => {
+			const before = await payouts();
+			const spent = (json(await runTool(agent({ amount: 100, maxAmountPer24HoursInToolMode: 10 ** 9 }))).mandate as { spent_24h_after: number }).spent_24h_after;
+			await env.sb.control.addFault({ route: 'post_money_v1_payout', kind, count: 1 });
+			const limit = agent({ amount: '={{ $json.amount }}', maxAmountPer24HoursInToolMode: spent + 600, options: { maxRetries: 0 } });
+			const [unknown, next] = (await runTool(limit, [{ json: { amount: 400 } }, { json: { amount: 300 } }])).output('Money').map((item) => String(item.json.error));
+			expect(unknown).toMatch(/^The payout may have been made, its outcome is unknown .*; it counts as spent\. Do not call again/);
+			expect(next).toContain(`past the maximum of ${spent + 600} (already ${spent + 400})`);
+			expect(await payouts()).toBe(before + 1 + made);
+		});
+
+		it('lets executions deciding at once pass the 24-hour maximum by at most (executions - 1) x the maximum per payment', async () => {
+			const spent = (json(await runTool(agent({ amount: 100, maxAmountPer24HoursInToolMode: 10 ** 9 }))).mandate as { spent_24h_after: number }).spent_24h_after;
+			const ledger = async () => (await env.sb.control.ledger()).payouts.reduce((sum, payout) => sum + Math.abs(Number((payout.amount as { value: number }).value)), 0);
+			const paidBefore = await ledger();
+			const parallel = 4;
+			const call = agent({ amount: 1000, maxAmountPer24HoursInToolMode: spent + 1000 });
+			const outcomes = await Promise.all(Array.from({ length: parallel }, async () => json(await runTool(call)).outcome));
+			const paid = (await ledger()) - paidBefore;
+			expect(outcomes.filter((outcome) => outcome === 'created').length).toBeGreaterThanOrEqual(1);
+			expect(paid - 1000).toBeLessThanOrEqual((parallel - 1) * 1000);
+		});
+
+		it('previews a run for a person to approve, sending nothing, with money movement off', async () => {
+			const before = await payouts();
+			const result = await runTool(payout({ preview: true, businessReference: '={{ $json.order }}' }), [{ json: { order: 'agent-proposal-1' } }, { json: { order: 'agent-proposal-2' } }]);
+			const items = result.output('Money').map((item) => item.json);
+			expect(items).toHaveLength(2);
+			expect(items[0]).toMatchObject({ preview: true });
+			expect(typeof items[0].plan_id).toBe('string');
+			expect(items[1].plan_id).toBe(items[0].plan_id);
+			expect(await payouts()).toBe(before);
+		});
+
+		it('keeps the total of the last 24 hours, read from the API, under its maximum across executions', async () => {
+			const before = await payouts();
+			const daily = agent({ amount: '={{ $json.amount }}', maxAmountPer24HoursInToolMode: 1_000_000 });
+			const first = json(await runTool(daily, [{ json: { amount: 600 } }]));
+			const spent = (first.mandate as { spent_24h_before: number }).spent_24h_before;
+			expect(first.mandate).toMatchObject({ spent_24h_after: spent + 600, limit_24h: 1_000_000 });
+			const limit = agent({ amount: '={{ $json.amount }}', maxAmountPer24HoursInToolMode: spent + 1000 });
+			expect(json(await runTool(limit, [{ json: { amount: 300 } }])).outcome).toBe('created');
+			const over = String(json(await runTool(limit, [{ json: { amount: 200 } }])).error);
+			expect(over).toContain(`past the maximum of ${spent + 1000} (already ${spent + 900})`);
+			expect(await payouts()).toBe(before + 2);
 		});
 	});
 });

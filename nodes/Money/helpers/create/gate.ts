@@ -4,6 +4,7 @@ import type { TransactionResource } from '../../../api/values';
 import { type NodeError, notSent } from '../../../transport/errors';
 import { yourId } from '../../descriptions/createFields';
 import { fieldError } from '../validation';
+import { isToolCall } from './mandate';
 import { type MovementChange, type NodeMemory, type Prior, type RunIdentity, stableStringify } from './memory';
 import type { StopKind } from './pacing';
 import type { CreateRow } from './rows';
@@ -301,24 +302,10 @@ export class Gate {
 		if (this.runRefusal) return this.runRefusal(itemIndex);
 		if (row.error || !body) return row.error;
 		if (this.referencesRefusal) return this.referencesRefusal(itemIndex);
-		if (context.getNode().type.endsWith('Tool') || context.isToolExecution?.() === true) {
-			if (context.getNodeParameter('allowMoneyMovementInToolMode', itemIndex, false) !== true) {
-				return notSent(
-					context.getNode(),
-					itemIndex,
-					`Creating a ${resource} is turned off while the Money node runs as an AI tool`,
-					'Turn on "Allow Money Movement in Tool Mode" and set "Maximum Amount in Tool Mode" on this node to let an agent move money.',
-				);
-			}
-			const maximum = Number(context.getNodeParameter('maxAmountInToolMode', itemIndex, 0));
-			if (!((body.amount as number) <= maximum)) {
-				return notSent(
-					context.getNode(),
-					itemIndex,
-					`Amount ${body.amount as number} is above the Maximum Amount in Tool Mode (${maximum}); the ${resource} was not created`,
-					'Raise "Maximum Amount in Tool Mode" on this node if the agent should move more.',
-				);
-			}
+		// A preview moves nothing; the rest of an agent's mandate is decided after the gate, with the last 24 hours read (mandate.ts).
+		if (isToolCall(context) && row.preview !== true && context.getNodeParameter('allowMoneyMovementInToolMode', itemIndex, false) !== true) {
+			const description = 'Turn on "Allow Money Movement in Tool Mode" and set the mandate on this node to let an agent move money.';
+			return notSent(context.getNode(), itemIndex, `Creating a ${resource} is turned off while the Money node runs as an AI tool`, description);
 		}
 		if (row.businessReference === '') {
 			// A sub-workflow runs in a child execution (mode integrated) that n8n starts anew on every call, a Retry of the caller included: nothing ties two of its runs together.

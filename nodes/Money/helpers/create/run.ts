@@ -1,11 +1,13 @@
 import type { ICredentialsDecrypted, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 
-import { IDEMPOTENCY_HEADER, MONEY_API_CREDENTIAL_TYPE, PENDING_STATUS, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../api/values';
+import { IDEMPOTENCY_HEADER, listRoute, MONEY_API_CREDENTIAL_TYPE, PENDING_STATUS, REPLAY_HEADER, ROUTES, type TransactionResource } from '../../../api/values';
 import { asNodeError, cancelledError, CREATE_OUTCOME_UNKNOWN, errorItemJson, isCancellation, type NodeError, notSent } from '../../../transport/errors';
 import { headerValue } from '../../../transport/failures';
+import { readWindow } from '../../../transport/listRead';
 import { callSettingsOf, cancelSignalOf, type CreateOutcome, type MoneyApiAnswer, moneyApiCreate, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
 import { fieldError } from '../validation';
 import { describeStop, Gate, walletFromAccount, type WalletBalance } from './gate';
+import { isToolCall, Mandate, type MandateVerdict } from './mandate';
 import { apiClientOf, NodeMemory, type Prior } from './memory';
 import { classifyRefusal, durationText, minimumPacedDurationMs, pacingSettings, VelocityPacer } from './pacing';
 import { pinForRequest } from './pin';
@@ -133,12 +135,13 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	const defaultKeysKnown = kept.hasAnchor;
 	memory.makeAnchor();
 	const runIndex = context.getWorkflowDataProxy(0).$thisRunIndex;
-	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex));
+	const tool = isToolCall(context);
+	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex, tool ? row.body : undefined));
 	// The key each row went under in the first run of this run index: another when a Retry maps another Business Reference (the gate refuses that run).
 	const firstReferences = memory.firstIdentity(runIndex)?.references ?? {};
 	const firstKeys = rows.map((row, index) => {
 		const was = firstReferences[index];
-		return was === undefined || was === (row.businessReference || null) ? keys[index] : memory.keyOf(resource, was ?? '', runIndex, index);
+		return was === undefined || was === (row.businessReference || null) ? keys[index] : memory.keyOf(resource, was ?? '', runIndex, index, tool ? row.body : undefined);
 	});
 	const plan = planOf(resource, typeof client === 'string' ? client : '', rows, keys);
 	const approval = typeof client === 'string' ? approvalOf(context, resource, plan, rows, memory.firstIdentity(runIndex)?.approvedPlan) : {};
@@ -152,6 +155,11 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			.catch((error: Error) => `the account could not be read (${error.message})`));
 	if (resource === 'payout' && settings.checkBalanceFirst && typeof previewSwitch === 'boolean') await gate.checkBalance(rows, keys, readAccount);
 	const signal = cancelSignalOf(context);
+	const readSince = async (since: string, itemIndex: number) => {
+		const words = { transactions: `${resource}s`, window: 'in the last 24 hours' };
+		return (await readWindow.call(context, listRoute(resource), {}, { start: since, end: null }, words, { itemIndex, ...callSettingsOf(runOptions), credential })).envelopes;
+	};
+	const mandate = tool && previewSwitch !== true ? new Mandate(context, resource, memory, readSince) : undefined;
 	const preview = previewSwitch === true ? new Preview(context, resource, settings, resource === 'payout' ? await readAccount() : undefined, defaultKeysKnown, plan) : undefined;
 	const io: CreateIO = preview ?? {
 		post: async (row, body, key, pin) =>
@@ -265,6 +273,15 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		if (prior.acknowledged && body && prior.changes.length === 0 && key === firstKeys[row.itemIndex]) return replayed(prior.acknowledged);
 		const refusal = switchRefusal(row) ?? gate.refusalOf(row, key, prior);
 		if (refusal || !body) return { error: refusal ?? (row.error as NodeError) };
+		let sent = body;
+		let agent: { mandate: MandateVerdict } | undefined;
+		if (mandate) {
+			const decided = await mandate.decide(row.itemIndex, key, body, io.now());
+			if ('error' in decided) return decided;
+			agent = { mandate: decided.verdict };
+			// A resend goes byte for byte as first sent under the key: its tags were decided then.
+			if (!prior.entry) sent = decided.body;
+		}
 		const failed = (error: NodeError): Created => {
 			error.context.idempotency_key = key;
 			return { error };
@@ -279,20 +296,20 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		gate.bind();
 		const pin = pinFor(row, key);
 		if (typeof pin !== 'string') return failed(pin);
-		const outcome = await postPaced(row, body, key, pin, prior, underWay);
+		const outcome = await postPaced(row, sent, key, pin, prior, underWay);
 		underWay.now = false;
 		if (outcome.kind !== 'accepted') {
-			memory.record(key, body, outcome.kind === 'unknown' ? { uncertain: `${outcome.unanswered} in execution ${context.getExecutionId()}` } : 'refused', prior);
+			memory.record(key, sent, outcome.kind === 'unknown' ? { uncertain: `${outcome.unanswered} in execution ${context.getExecutionId()}` } : 'refused', prior);
 			return failed(outcome.error);
 		}
 		const acknowledgement = { ...outcome.answer.body };
 		delete acknowledgement.success;
-		memory.record(key, body, { accepted: acknowledgement }, prior);
+		memory.record(key, sent, { accepted: acknowledgement }, prior);
 		if (isReplay(outcome.answer) && prior.uncertain === undefined && outcome.answer.unanswered === undefined) return replayed(acknowledgement);
 		// An accepted create is PENDING (docs/decisions.md#d8-output).
 		const { reference, ...rest } = acknowledgement;
 		const earlier = prior.uncertain ? { earlier_attempt: prior.uncertain } : {};
-		return { json: { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...earlier }, key };
+		return { json: { outcome: 'created', status: PENDING_STATUS, ...identity, reference, ...rest, resource, idempotency_key: key, ...earlier, ...agent }, key };
 	};
 
 	/**
@@ -313,6 +330,10 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		if (!('error' in created)) return created;
 		if (underWay.now && prior.uncertain === undefined) mayHaveMoved(created.error, `This ${resource} was sent and what became of it is not known`);
 		else settle(created.error, itemIndex, firstKeys[itemIndex] === keys[itemIndex] ? prior : undefined);
+		// An agent reads only the message (docs/agents.md): it must not take an unknown outcome for a refusal and pay another way.
+		if (tool && String(created.error.description ?? '').includes(CREATE_OUTCOME_UNKNOWN)) {
+			created.error.message = `The ${resource} may have been made, its outcome is unknown (${created.error.message}); it counts as spent. Do not call again for it; tell the user to check it with a person.`;
+		}
 		return created;
 	};
 
