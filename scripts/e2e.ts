@@ -23,6 +23,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
+import * as agent from '../test/e2e/agent';
 import * as approval from '../test/e2e/approval';
 import * as cancel from '../test/e2e/cancel';
 import * as cases from '../test/e2e/cases';
@@ -76,7 +77,7 @@ const REPO = path.resolve(__dirname, '..');
  * side by side); no `--part` runs them all in one server. The secret scan ends each run.
  */
 const PARTS = {
-	payments: [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, approval],
+	payments: [installCheck, cases, reruns, resends, retryChanges, clientChanges, instances, manualRuns, subWorkflows, crashShapes, cancel, approval, agent],
 	poll: [pollTrigger, completeReads, triggerBackstop],
 	webhook: [triggerHorizon, triggerAssumptions, triggerMemory, triggerCost, triggerConfirm, triggerLabelsSecret, triggerLoad, triggerThrottle],
 };

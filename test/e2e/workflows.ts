@@ -39,6 +39,8 @@ export interface CredentialRef {
 export const PACK = 'n8n-nodes-money';
 export const TYPES = {
 	money: `${PACK}.money`,
+	/** The Money node as an AI agent's tool: n8n makes a `<node>Tool` type of each node that is usableAsTool. */
+	moneyTool: `${PACK}.moneyTool`,
 	moneyTrigger: `${PACK}.moneyTrigger`,
 	moneyPollTrigger: `${PACK}.moneyPollTrigger`,
 	manualTrigger: 'n8n-nodes-base.manualTrigger',
