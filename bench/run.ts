@@ -8,7 +8,7 @@
  *   the day it breaks. One line `ok - bench group X` / `not ok - bench group X: reason` per group
  *   and the totals line (scripts/output.ts); fails when a group cannot compute a figure, never on
  *   speed. Writes smoke.* only; the docs and queue-throughput.json are left alone.
- * - --only=per-call,server,token,return-all,reconcile,webhook,sandbox,pacing,latency,queue: a subset.
+ * - --only=per-call,server,token,return-all,reconcile,webhook,sandbox,pacing,latency,agent,queue: a subset.
  * - --runs=N: override the run count.
  */
 import './env';
@@ -22,6 +22,7 @@ import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine } fro
 import type { BenchContext } from './figures/context';
 import { latencyFigures, pacingFigures } from './figures/payout-run';
 import { perCallFigures } from './figures/per-call';
+import { agentFigures } from './figures/agent';
 import { queueFigures } from './figures/queue';
 import { reconcileFigures, reconcileUnmeasured } from './figures/reconcile';
 import { returnAllFigures, returnAllUnmeasured } from './figures/return-all';
@@ -35,7 +36,7 @@ import { fetchToken } from './floor';
 import { SandboxProcess } from './processes';
 import { type FigureResult, formatLine, progress } from './stats';
 
-const GROUPS = ['per-call', 'server', 'token', 'return-all', 'reconcile', 'webhook', 'sandbox', 'pacing', 'latency', 'queue'] as const;
+const GROUPS = ['per-call', 'server', 'token', 'return-all', 'reconcile', 'webhook', 'sandbox', 'pacing', 'latency', 'agent', 'queue'] as const;
 type Group = (typeof GROUPS)[number];
 
 /** The Return All and Reconcile sizes of a full run. */
@@ -59,6 +60,9 @@ interface Plan {
 	pacingRuns: number;
 	latencyReads: number;
 	latencyRuns: number;
+	/** Agent payouts already in the 24-hour window, per size measured. */
+	agentRemembered: number[];
+	agentCalls: number;
 	queueRounds: number;
 	queueItems: number;
 	queueBatches: number;
@@ -99,6 +103,8 @@ function parsePlan(argv: string[]): Plan {
 		// Twice the Concurrency of 16.
 		latencyReads: smoke ? 32 : 500,
 		latencyRuns: runsArg || smoke ? runs : 3,
+		agentRemembered: smoke ? [100] : [100, 1_000, 10_000],
+		agentCalls: smoke ? 5 : 40,
 		queueRounds: runsArg || smoke ? runs : 2,
 		// A batch of 240 payouts in 8 executions (smoke: 48 in 4, 12 each, so each worker gets some).
 		queueItems: smoke ? 48 : 240,
@@ -235,6 +241,7 @@ async function main(): Promise<number> {
 		await group('sandbox', () => sandboxFigures({ requests: plan.sandboxRequests, runs: plan.runs }));
 		await group('pacing', () => pacingFigures({ payouts: plan.pacingPayouts, runs: plan.pacingRuns }));
 		await group('latency', () => latencyFigures({ reads: plan.latencyReads, runs: plan.latencyRuns, latencyMs: 50, concurrency: 16 }));
+		await group('agent', () => agentFigures({ remembered: plan.agentRemembered, calls: plan.agentCalls, runs: plan.runs }));
 		await group('queue', async () => {
 			const measured = await queueFigures({ rounds: plan.queueRounds, items: plan.queueItems, batches: plan.queueBatches });
 			queueThroughput = measured.record;

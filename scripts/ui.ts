@@ -14,7 +14,7 @@
  *
  * `--doc-images` (`npm run docs:images`): the same run in a smaller window, and the checks that
  * have a README picture write it to docs/images/ (the credential, the Payout → Create panel, a
- * finished payout run, a reconciliation's outputs, the approve-payout-run example). Look at them
+ * finished payout run, a reconciliation's outputs, the approve-payout-run and agent examples). Look at them
  * before committing.
  *
  * Environment: UI_ONLY=substring (run matching checks only, after the login), UI_ARTIFACTS_DIR

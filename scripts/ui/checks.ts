@@ -1,6 +1,6 @@
 /**
  * The checks of `npm run test:ui` (scripts/ui.ts): what a new user does in the quick start, in a
- * real browser. Five of them also leave the pictures of the README (`docImage`; written to
+ * real browser. Six of them also leave the pictures of the README (`docImage`; written to
  * docs/images/ by `npm run docs:images`).
  */
 
@@ -16,7 +16,8 @@ const PAY_EXAMPLE = 'pay-beneficiaries.json';
 const PAYOUT_NODE = 'Send payout';
 const RECONCILE_EXAMPLE = 'daily-reconciliation.json';
 const RECONCILE_NODE = "Reconcile yesterday's charges";
-const APPROVAL_EXAMPLE = 'approve-payout-run.json';
+/** The examples whose canvas is a README picture, by file: the picture's name. */
+const EXAMPLE_PICTURES: Record<string, string> = { 'approve-payout-run.json': 'approve-payout-run', 'agent-pays-within-mandate.json': 'agent-mandate' };
 const STICKY_NOTE_TYPE = 'n8n-nodes-base.stickyNote';
 const EDIT_MARK = 'Edited before the restart.';
 // Generous: the editor loads megabytes of JavaScript and CI machines are shared.
@@ -79,7 +80,7 @@ export function buildChecks(ctx: UiContext): UiCheck[] {
 		checks.push({
 			name: `example "${name}" opens with its ${steps.length} nodes and its ${notes.length} sticky notes`,
 			shot: `example-${path.basename(example.file, '.json')}`,
-			...(path.basename(example.file) === APPROVAL_EXAMPLE ? { docImage: { name: 'approve-payout-run', capture: (file: string) => page.screenshot({ path: file }).then(() => undefined) } } : {}),
+			...(EXAMPLE_PICTURES[path.basename(example.file)] ? { docImage: { name: EXAMPLE_PICTURES[path.basename(example.file)], capture: (file: string) => page.screenshot({ path: file }).then(() => undefined) } } : {}),
 			async fn() {
 				if (notes.length === 0) throw new Error('the example has no sticky note saying what to replace with your own data');
 				await openWorkflow(example);

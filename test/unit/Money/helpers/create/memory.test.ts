@@ -64,6 +64,17 @@ describe('idempotency keys (D4)', () => {
 		expect(anchored().keyOf('charge', '', 0, 0)).not.toBe(key);
 	});
 
+	it("of an agent's call without a Business Reference, depends on the run anchor and the payment it asks for, not on its place or free text", () => {
+		const call: IDataObject = { amount: 700, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1', type: 'gm_account' }, channel: 'platform', message: 'first' };
+		const key = anchored().keyOf('payout', '', 0, 0, call);
+		expect(key).toMatch(UUID_V5);
+		expect(anchored().keyOf('payout', '', 3, 1, { ...call, message: 'again', metadata: { n: 1 } })).toBe(key);
+		expect(anchored().keyOf('payout', '', 0, 0, { ...call, amount: 701 })).not.toBe(key);
+		expect(anchored().keyOf('payout', '', 0, 0, { ...call, beneficiary_identifier: { identifier: 'GM-2', type: 'gm_account' } })).not.toBe(key);
+		expect(NodeMemory.of(nodeRun({ nodeContext: { money: { anchor: 'anchor-2' } } })).keyOf('payout', '', 0, 0, call)).not.toBe(key);
+		expect(anchored().keyOf('payout', 'order-1', 0, 0, call)).toBe(businessReferenceKey('payout', 'order-1'));
+	});
+
 	it('depends only on resource and business reference when one is given', () => {
 		const key = businessReferenceKey('payout', 'order-1');
 		expect(key).toMatch(UUID_V5);
@@ -323,5 +334,36 @@ describe("a run's memory as 1.0.0 stored it with the execution", () => {
 		expect(neither).not.toHaveProperty('uncertain');
 		memory.record('kc', again, 'refused', neither);
 		expect(memory.prior('payout', 'kc', again).body).toEqual(body);
+	});
+});
+
+describe("an agent's calls in one execution", () => {
+	it('remembers a party refused beyond the mandate, through a Retry', () => {
+		const nodeContext: IDataObject = {};
+		const memory = NodeMemory.of(nodeRun({ nodeContext }));
+		expect(memory.refusedParty('GM-1')).toBe(false);
+		expect(memory.refusedParty('GM-1', true)).toBe(false);
+		expect(memory.refusedParty('GM-1')).toBe(true);
+		expect(memory.refusedParty('GM-2')).toBe(false);
+		expect(NodeMemory.of(nodeRun({ mode: 'retry', nodeContext: stored(nodeContext) })).refusedParty('GM-1')).toBe(true);
+	});
+
+	it('uses an approved review for one payment only, and again for the same one (its resend)', () => {
+		const memory = NodeMemory.of(nodeRun());
+		expect(memory.takeApproval('Human review#0', 'key-a')).toBe(true);
+		expect(memory.takeApproval('Human review#0', 'key-a')).toBe(true);
+		expect(memory.takeApproval('Human review#0', 'key-b')).toBe(false);
+		expect(memory.takeApproval('Human review#1', 'key-b')).toBe(true);
+	});
+
+	it('lists every send it holds, by key', () => {
+		const memory = NodeMemory.of(nodeRun());
+		const body = { amount: 1 };
+		memory.sending('k1', body, memory.prior('payout', 'k1', body), 'no answer in execution 1');
+		memory.record('k2', body, { accepted: { reference: 'po_2' } }, memory.prior('payout', 'k2', body));
+		expect(memory.sends().map(([key, sent]) => [key, sent.accepted ?? sent.uncertain])).toEqual([
+			['k1', 'no answer in execution 1'],
+			['k2', { reference: 'po_2' }],
+		]);
 	});
 });
