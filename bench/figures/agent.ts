@@ -1,26 +1,9 @@
-import type { INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
-
 import { AGENT_METADATA } from '../../nodes/Money/helpers/create/mandate';
-import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, type Engine, loadEngine, MONEY_NODE, moneyNode } from '../../test/harness/engine';
+import { buildWorkflow, CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox, loadEngine, MONEY_NODE, moneyNode, withMoneyTool } from '../../test/harness/engine';
 import { collectGarbage } from '../env';
 import { runChecked } from '../engine';
 import { SandboxProcess } from '../processes';
 import { figure, type FigureResult, progress } from '../stats';
-
-/** The engine with the Money node's tool variant, as n8n generates it for a node usable as a tool. */
-function toolEngine(engine: Engine): Engine {
-	const toolName = `${MONEY_NODE}Tool`;
-	const base = engine.nodeTypes.getByNameAndVersion(MONEY_NODE, 1);
-	const tool = Object.create(base) as INodeType;
-	tool.description = { ...base.description, name: 'moneyTool' };
-	const nodeTypes: INodeTypes = {
-		getByName: (name: string) => (name === toolName ? tool : engine.nodeTypes.getByName(name)) as INodeType | IVersionedNodeType,
-		getByNameAndVersion: (name: string, version?: number) => (name === toolName ? tool : NodeHelpers.getVersionedNodeType(engine.nodeTypes.getByName(name), version)),
-		getKnownTypes: () => ({}),
-	};
-	return { ...engine, nodeTypes };
-}
 
 /**
  * What an agent's payout create costs with a Maximum per 24 Hours (the last 24 hours read whole
@@ -45,7 +28,7 @@ export async function agentFigures(options: { remembered: number[]; calls: numbe
 				createdAtTo: new Date(now - 60_000).toISOString(),
 				metadata: { [AGENT_METADATA.verdict]: 'within mandate' },
 			});
-			const engine = toolEngine(await loadEngine());
+			const engine = withMoneyTool(await loadEngine());
 			engine.credentials.set(CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox(info, { velocityLimit: 1e9, velocityWindowSeconds: 300 }));
 			const parameters = (per24Hours: number) => ({
 				resource: 'payout',

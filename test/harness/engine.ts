@@ -278,6 +278,20 @@ export interface MoneyNodeOptions {
 	credentialId?: string;
 }
 
+/** The engine with the Money node's tool variant (`…moneyTool`), as n8n generates it for a node usable as a tool. */
+export function withMoneyTool(engine: Engine): Engine {
+	const toolName = `${MONEY_NODE}Tool`;
+	const base = engine.nodeTypes.getByNameAndVersion(MONEY_NODE, 1);
+	const tool = Object.create(base) as INodeType;
+	tool.description = { ...base.description, name: 'moneyTool' };
+	const nodeTypes: INodeTypes = {
+		getByName: (name: string) => (name === toolName ? tool : engine.nodeTypes.getByName(name)) as INodeType | IVersionedNodeType,
+		getByNameAndVersion: (name: string, version?: number) => (name === toolName ? tool : NodeHelpers.getVersionedNodeType(engine.nodeTypes.getByName(name), version)),
+		getKnownTypes: () => ({}),
+	};
+	return { ...engine, nodeTypes };
+}
+
 export function moneyNode(options: MoneyNodeOptions): INode {
 	return {
 		id: randomUUID(),

@@ -1,7 +1,4 @@
-import type { INodeType, INodeTypes, IVersionedNodeType } from 'n8n-workflow';
-import { NodeHelpers } from 'n8n-workflow';
-
-import { buildWorkflow, CREDENTIAL_ID, type Engine, MONEY_NODE, moneyNode, type RunResult, runWorkflow } from '../../harness/engine';
+import { buildWorkflow, CREDENTIAL_ID, MONEY_NODE, moneyNode, type RunResult, runWorkflow, withMoneyTool } from '../../harness/engine';
 import { CONTINUE, FAST, type Parameters, useMoneyNode } from './setup';
 
 /*
@@ -65,22 +62,8 @@ describe('Money node against the sandbox', () => {
 	});
 
 	describe('tool mode', () => {
-		function toolEngine(): Engine {
-			const toolName = `${MONEY_NODE}Tool`;
-			const base = env.engine.nodeTypes.getByNameAndVersion(MONEY_NODE, 1);
-			const tool = Object.create(base) as INodeType;
-			tool.description = { ...base.description, name: 'moneyTool' };
-			const nodeTypes: INodeTypes = {
-				getByName: (name: string) => (name === toolName ? tool : env.engine.nodeTypes.getByName(name)) as INodeType | IVersionedNodeType,
-				getByNameAndVersion: (name: string, version?: number) =>
-					name === toolName ? tool : NodeHelpers.getVersionedNodeType(env.engine.nodeTypes.getByName(name), version),
-				getKnownTypes: () => ({}),
-			};
-			return { ...env.engine, nodeTypes };
-		}
-
 		async function runTool(parameters: Parameters, items?: Array<{ json: Record<string, unknown> }>): Promise<RunResult> {
-			const tools = toolEngine();
+			const tools = withMoneyTool(env.engine);
 			const node = { ...moneyNode({ parameters: parameters as never, settings: CONTINUE }), type: `${MONEY_NODE}Tool` };
 			return env.remember(await runWorkflow(tools, buildWorkflow(tools, { nodes: [node] }), items ? { items: items as never } : {}));
 		}
