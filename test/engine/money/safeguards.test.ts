@@ -90,7 +90,7 @@ describe('Money node against the sandbox', () => {
 			const before = await payouts();
 			const result = await runTool(agent({ amount: 700 }), [{ json: { toolCallId: 'call_1' } }, { json: { toolCallId: 'call_2' } }]);
 			const [first, second] = result.output('Money').map((item) => item.json);
-			expect(first).toMatchObject({ outcome: 'created', mandate: { tool_call_id: 'call_1' } });
+			expect(first).toMatchObject({ outcome: 'created', mandate: { verdict: 'within mandate' } });
 			expect(second).toMatchObject({ outcome: 'replayed', reference: first.reference });
 			expect(await payouts()).toBe(before + 1);
 		});
@@ -158,6 +158,53 @@ describe('Money node against the sandbox', () => {
 			const over = String(json(await runTool(limit, [{ json: { amount: 200 } }])).error);
 			expect(over).toContain(`past the maximum of ${spent + 1000} (already ${spent + 900})`);
 			expect(await payouts()).toBe(before + 2);
+		});
+
+		describe('what the adversarial read found', () => {
+			it("refuses a mandate parameter read from the tool's input, which holds the model's arguments", async () => {
+				const before = await payouts();
+				for (const overrides of [
+					{ maxAmountInToolMode: '={{ $json.maximum }}' },
+					{ allowedPartiesInToolMode: '={{ $json.payees }}' },
+					{ maxAmountPer24HoursInToolMode: '={{ $input.first().json.daily }}' },
+					{ maxAmountInToolMode: "={{ $fromAi('maximum') }}" },
+				]) {
+					const error = String(json(await runTool(agent({ amount: 500, ...overrides }), [{ json: { maximum: 1e9, payees: 'GM-1002', daily: 1e9 } }])).error);
+					expect(error).toContain('never by the model');
+				}
+				expect(await payouts()).toBe(before);
+			});
+
+			it('refuses a mandate expression that gives nothing or no number, instead of lifting the limit', async () => {
+				const before = await payouts();
+				const parties = String(json(await runTool(agent({ amount: 500, allowedPartiesInToolMode: "={{ $('Money').params.nothing }}" }))).error);
+				expect(parties).toContain('Allowed Parties in Tool Mode');
+				for (const daily of ['={{ "" }}', '={{ -5 }}', '={{ "lots" }}']) {
+					expect(String(json(await runTool(agent({ amount: 500, maxAmountPer24HoursInToolMode: daily }))).error)).toContain('Maximum per 24 Hours in Tool Mode');
+				}
+				expect(await payouts()).toBe(before);
+			});
+
+			it('pays the same party written another way once, and refuses its split', async () => {
+				const before = await payouts();
+				const phone = agent({ amount: '={{ $json.amount }}', beneficiaryIdentifierType: 'phone', beneficiaryAccountType: 'Client', beneficiaryIdentifier: '={{ $json.to }}' });
+				const paid = await runTool(phone, [{ json: { amount: 700, to: '+22890000001' } }, { json: { amount: 700, to: '22890000001' } }]);
+				expect(paid.output('Money').map((item) => item.json.outcome === 'failed' ? item.json.error : item.json.outcome)).toEqual(['created', 'replayed']);
+				const gm = agent({ amount: '={{ $json.amount }}', beneficiaryAccountType: '={{ $json.type }}' });
+				const split = await runTool(gm, [{ json: { amount: 1500, type: '' } }, { json: { amount: 750, type: 'Driver' } }]);
+				expect(String(split.output('Money')[1].json.error)).toContain('refused earlier in this execution');
+				expect(await payouts()).toBe(before + 1);
+			});
+
+			it('refuses the same payment asked again under another Business Reference in the execution', async () => {
+				const before = await payouts();
+				const call = agent({ amount: 800, businessReference: '={{ $json.invoice }}' });
+				const result = await runTool(call, [{ json: { invoice: 'INV-42' } }, { json: { invoice: '42' } }]);
+				const [first, second] = result.output('Money').map((item) => item.json);
+				expect(first.outcome).toBe('created');
+				expect(String(second.error)).toContain(`the same payment was made earlier in this execution (reference ${String(first.reference)})`);
+				expect(await payouts()).toBe(before + 1);
+			});
 		});
 	});
 });

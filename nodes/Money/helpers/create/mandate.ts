@@ -1,10 +1,11 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { PARTY_FIELD, type TransactionResource } from '../../../api/values';
-import { statusOfEnvelope } from '../../../events/envelope';
+import { toIsoTimestamp } from '../../../api/time';
+import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../../api/values';
+import { amountOfEnvelope, statusOfEnvelope } from '../../../events/envelope';
 import { type NodeError, notSent } from '../../../transport/errors';
 import { fieldError } from '../validation';
-import type { NodeMemory } from './memory';
+import { type NodeMemory, stableStringify } from './memory';
 import { approvalsOf } from './review';
 
 /**
@@ -83,33 +84,71 @@ function listOf(value: unknown): string[] {
 	return items.map((item) => String(item).trim()).filter((item) => item !== '');
 }
 
-/** The terms of item `itemIndex`, or the field error of one that cannot be read. */
+/** What in an expression reads the tool's input, which holds the model's arguments, or the model itself. */
+const MODEL_READS = /fromai|\$json\b|\$input\b|\$item\b|\$parameter\b|\$tool\b|\$binary\b|\$data\b/i;
+
+const isExpression = (configured: unknown): configured is string => typeof configured === 'string' && configured.startsWith('=');
+
+/**
+ * The terms of item `itemIndex`, or the field error of one that cannot be read. A person sets them:
+ * an expression may read other nodes, variables or the time, never the tool's input (the model's
+ * arguments); and an expression that gives nothing, or no number, refuses rather than lifting the
+ * limit it stands for (empty means "any" only when the person left the field empty).
+ */
 export function mandateTermsOf(context: IExecuteFunctions, itemIndex: number): MandateTerms | NodeError {
 	const node = context.getNode();
+	const refuse = (parameter: string, label: string, rule: string) => fieldError(node, { parameter, label, field: parameter, rule }, itemIndex);
+	const values: Record<string, unknown> = {};
 	for (const [parameter, label] of MANDATE_PARAMETERS) {
 		const configured = node.parameters[parameter];
-		if (typeof configured === 'string' && /\bfromAI\s*\(/i.test(configured)) {
-			const rule = 'is set by the person who gives the agent this tool, never by the model: replace the $fromAI() expression with a value';
-			return fieldError(node, { parameter, label, field: parameter, rule }, itemIndex);
+		if (isExpression(configured) && MODEL_READS.test(configured)) {
+			return refuse(parameter, label, "is set by the person who gives the agent this tool, never by the model: an expression here must not read $fromAI(), $json or the tool's input");
 		}
+		values[parameter] = context.getNodeParameter(parameter, itemIndex, undefined);
+		if (!isExpression(configured)) continue;
+		const value = values[parameter];
+		const empty = value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0) || listOf(value).length === 0;
+		if (empty) return refuse(parameter, label, `gave nothing (${JSON.stringify(value) ?? 'undefined'}): an expression must give a value; leave the field empty to set no such limit`);
 	}
-	const expiry = context.getNodeParameter('mandateExpiresInToolMode', itemIndex, '') as unknown;
+	for (const [parameter, label] of MANDATE_PARAMETERS.slice(1, 3)) {
+		const value = values[parameter] ?? 0;
+		if (typeof value !== 'number' && !(typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value))) return refuse(parameter, label, `must be a number of 0 or more (it read ${JSON.stringify(value)})`);
+		if (!(Number(value) >= 0)) return refuse(parameter, label, `must be a number of 0 or more (it read ${JSON.stringify(value)})`);
+	}
+	const expiry = values.mandateExpiresInToolMode;
 	let expiresAt: number | undefined;
 	if (expiry !== '' && expiry !== null && expiry !== undefined) {
-		expiresAt = Date.parse(String(expiry));
-		if (Number.isNaN(expiresAt)) {
-			return fieldError(node, { parameter: 'mandateExpiresInToolMode', label: 'Mandate Expires', field: 'mandate expiry', rule: `must be a date and time (it read ${JSON.stringify(expiry)})` }, itemIndex);
-		}
+		const iso = toIsoTimestamp(expiry, context.getTimezone());
+		expiresAt = iso === undefined ? Number.NaN : Date.parse(iso);
+		if (Number.isNaN(expiresAt)) return refuse('mandateExpiresInToolMode', 'Mandate Expires in Tool Mode', `must be a date and time (it read ${JSON.stringify(expiry)})`);
 	}
 	return {
-		perPayment: Number(context.getNodeParameter('maxAmountInToolMode', itemIndex, 0)),
-		per24Hours: Number(context.getNodeParameter('maxAmountPer24HoursInToolMode', itemIndex, 0)),
-		parties: listOf(context.getNodeParameter('allowedPartiesInToolMode', itemIndex, '')),
-		currencies: listOf(context.getNodeParameter('allowedCurrenciesInToolMode', itemIndex, [])),
-		channels: listOf(context.getNodeParameter('allowedChannelsInToolMode', itemIndex, [])),
+		perPayment: Number(values.maxAmountInToolMode ?? 0),
+		per24Hours: Number(values.maxAmountPer24HoursInToolMode ?? 0),
+		parties: listOf(values.allowedPartiesInToolMode),
+		currencies: listOf(values.allowedCurrenciesInToolMode),
+		channels: listOf(values.allowedChannelsInToolMode),
 		expiresAt,
-		beyond: context.getNodeParameter('beyondMandateInToolMode', itemIndex, 'refuse') === 'review' ? 'review' : 'refuse',
+		beyond: values.beyondMandateInToolMode === 'review' ? 'review' : 'refuse',
 	};
+}
+
+/**
+ * A party as one payment is told from another: a phone number as its digits (`+228…`, `00228…`
+ * and `228…` are one number), an account identifier in capitals. Used where folding makes fewer
+ * payments (the key of a call, a refused party), never to let a party pass the allowed list.
+ */
+export function partyKey(identifier: string): string {
+	const compact = identifier.replace(/[\s().-]/g, '');
+	if (/^(\+|00)?\d+$/.test(compact)) return compact.replace(/^(\+|00)/, '');
+	return identifier.trim().toUpperCase();
+}
+
+/** The payment a call asks for, as one value: the same payment written another way is the same. */
+export function movementOf(resource: TransactionResource, body: IDataObject): unknown[] {
+	const party = (body[PARTY_FIELD[resource]] ?? {}) as IDataObject;
+	const accountType = party.type === 'phone' ? (body[ACCOUNT_TYPE_FIELD[resource]] ?? null) : null;
+	return [body.amount, body.currency, body.channel, party.type ?? null, partyKey(String(party.identifier ?? '')), accountType || null, body.account_number || null];
 }
 
 export const partyOf = (resource: TransactionResource, body: IDataObject): string => String((body[PARTY_FIELD[resource]] as IDataObject | undefined)?.identifier ?? '');
@@ -122,7 +161,8 @@ export function termsBroken(resource: TransactionResource, terms: MandateTerms, 
 	if (terms.currencies.length > 0 && !terms.currencies.includes(String(body.currency))) broken.push(`currency ${String(body.currency)} is not one the mandate allows (${terms.currencies.join(', ')})`);
 	if (terms.channels.length > 0 && !terms.channels.includes(String(body.channel))) broken.push(`channel ${String(body.channel)} is not one the mandate allows (${terms.channels.join(', ')})`);
 	const party = partyOf(resource, body);
-	if (terms.parties.length > 0 && !terms.parties.includes(party)) broken.push(`${party} is not among the mandate's allowed ${resource === 'payout' ? 'beneficiaries' : 'payers'}`);
+	const allowed = terms.parties.some((each) => each === party || (/^\+?\d/.test(each) && /^\+?\d/.test(party) && partyKey(each) === partyKey(party)));
+	if (terms.parties.length > 0 && !allowed) broken.push(`${party} is not among the mandate's allowed ${resource === 'payout' ? 'beneficiaries' : 'payers'}`);
 	if (!(amount <= terms.perPayment)) broken.push(`amount ${amount} is above the maximum per payment of ${terms.perPayment}`);
 	return broken;
 }
@@ -137,30 +177,31 @@ export function dayLimitBroken(terms: MandateTerms, amount: number, spent: Spend
 /**
  * The agent's creates of the last 24 hours that moved or may move money: those the API lists with
  * AGENT_METADATA, or every one when the list shows no metadata at all (the spec does not say list
- * rows carry it: fail toward paying less); and this execution's sends (`own`, by key) the list
- * does not show yet, an unacknowledged one included. The call's own key is left out of both.
+ * rows carry it), and one whose metadata is not an object; and this execution's sends (`own`, by
+ * key) the list does not show yet, an unacknowledged one included. The API's window decides what
+ * is in the last 24 hours. The call's own key is left out when this execution holds it (a resend);
+ * an amount that cannot be read fails the read. Every doubt counts toward paying less.
  */
-export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amount: number }>, now: number, callKey: string): Spending {
+export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amount: number }>, callKey: string): Spending {
 	const listsMetadata = listed.some((envelope) => envelope.metadata !== undefined && envelope.metadata !== null);
+	const ownKeys = new Set(own.map((send) => send.key));
 	let total = 0;
 	let unmarked = 0;
 	const seen = new Set<string>();
 	for (const envelope of listed) {
 		const status = statusOfEnvelope(envelope);
 		if (status !== null && NOTHING_MOVED.has(status)) continue;
-		const createdAt = Date.parse(String(envelope.created_at ?? ''));
-		if (!Number.isNaN(createdAt) && createdAt <= now - DAY_MS) continue;
-		const amount = Math.abs(Number((envelope.amount as IDataObject | undefined)?.value ?? envelope.amount ?? 0)) || 0;
-		const metadata = envelope.metadata as IDataObject | undefined;
-		if (!listsMetadata) {
-			unmarked++;
-			total += amount;
-		} else if (metadata && typeof metadata === 'object' && metadata[AGENT_METADATA.verdict] !== undefined) {
-			const key = metadata[AGENT_METADATA.key];
-			if (key === callKey) continue;
-			if (typeof key === 'string') seen.add(key);
-			total += amount;
-		}
+		const metadata = envelope.metadata;
+		const tagged = !!metadata && typeof metadata === 'object' && !Array.isArray(metadata) ? (metadata as IDataObject) : undefined;
+		const agents = !listsMetadata || (metadata !== undefined && metadata !== null && !tagged) || tagged?.[AGENT_METADATA.verdict] !== undefined;
+		if (!agents) continue;
+		const key = tagged?.[AGENT_METADATA.key];
+		if (key === callKey && ownKeys.has(callKey)) continue;
+		const { amount } = amountOfEnvelope(envelope);
+		if (amount === null) throw new Error(`the amount of ${String(envelope.reference ?? 'a listed transaction')} cannot be read`);
+		if (!tagged) unmarked++;
+		if (typeof key === 'string') seen.add(key);
+		total += Math.abs(amount);
 	}
 	for (const send of own) if (send.key !== callKey && !seen.has(send.key)) total += send.amount;
 	return { total, unmarked };
@@ -180,7 +221,7 @@ export function mandateRefusal(context: IExecuteFunctions, resource: Transaction
 				? 'It can be paid only after a person approves this exact call in a Human review step in front of this tool; this call did not come through an approved review'
 				: 'Ask for it to be approved'
 			: 'Tell the user it needs a person: they can pay it themselves or raise the mandate';
-	const message = `Refused by the agent mandate, nothing was ${resource === 'payout' ? 'paid' : 'charged'}: ${broken.join('; ')}. Do not call again with the same, a smaller or a split amount (splits are refused too). ${instead}.`;
+	const message = `Refused by the agent mandate, nothing was ${resource === 'payout' ? 'paid' : 'charged'}: ${broken.join('; ')}. Do not call again with the same, a smaller or a split amount: for the rest of this execution every ${resource} involving this party is refused. ${instead}.`;
 	return notSent(context.getNode(), itemIndex, message, 'The Money tool checks its agent mandate before anything is sent (docs/agents.md).', { details: { mandate_broken: broken } });
 }
 
@@ -188,6 +229,38 @@ const isAgentBody = (body: IDataObject): boolean => {
 	const metadata = body.metadata;
 	return !!metadata && typeof metadata === 'object' && (metadata as IDataObject)[AGENT_METADATA.verdict] !== undefined;
 };
+
+const FLOW_KEY = 'moneyAgent';
+
+/** What every Money tool of an execution shares (n8n's flow context, kept with the execution): parties refused beyond a mandate, approvals used. */
+interface Shared {
+	refusedParties?: string[];
+	/** The tool node and key each approved review run was used for. */
+	approvals?: Record<string, string>;
+}
+
+function sharedOf(context: IExecuteFunctions): Shared {
+	const flow = context.getContext('flow');
+	const shared = flow[FLOW_KEY];
+	if (shared && typeof shared === 'object' && !Array.isArray(shared)) return shared as Shared;
+	const fresh: Shared = {};
+	flow[FLOW_KEY] = fresh as IDataObject;
+	return fresh;
+}
+
+const turns = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * Runs an agent's call after the calls of the same execution before it: the AI Agent before
+ * version 3 runs the tool calls of one model turn at once, and each must see the ones before it
+ * sent (the 24-hour total, a refused party, a used approval).
+ */
+export async function oneAtATime<T>(context: IExecuteFunctions, work: () => Promise<T>): Promise<T> {
+	const owner = context.getContext('flow');
+	const mine = (turns.get(owner) ?? Promise.resolve()).then(work, work);
+	turns.set(owner, mine.catch(() => undefined));
+	return await mine;
+}
 
 /** The mandate of a create the node runs as an agent's tool: each call decided before its request. */
 export class Mandate {
@@ -206,35 +279,46 @@ export class Mandate {
 		const terms = mandateTermsOf(context, itemIndex);
 		if (!('perPayment' in terms)) return { error: terms };
 		const amount = body.amount as number;
-		const party = partyOf(resource, body);
+		const shared = sharedOf(context);
+		const party = partyKey(partyOf(resource, body));
 		const broken = termsBroken(resource, terms, body, now);
-		if (memory.refusedParty(party)) broken.push(`a ${resource} involving ${party} was refused earlier in this execution`);
+		if (shared.refusedParties?.includes(party)) broken.push(`a ${resource} involving ${partyOf(resource, body)} was refused earlier in this execution`);
+		const movement = stableStringify(movementOf(resource, body));
+		const sends = memory.sends().filter(([sentKey, sent]) => sentKey !== key && isAgentBody(sent.body) && (sent.accepted ?? sent.uncertain) !== undefined);
+		const same = sends.find(([, sent]) => stableStringify(movementOf(resource, sent.body)) === movement);
+		if (same) broken.push(`the same payment was made earlier in this execution (reference ${String(same[1].accepted?.reference ?? 'unknown: its outcome is not known')}); a second one needs a person`);
 		let spent: Spending | undefined;
 		if (terms.per24Hours > 0) {
-			let listed: IDataObject[];
 			try {
-				listed = await this.readSince(dayStart(now), itemIndex);
+				const own = sends.map(([sentKey, sent]) => ({ key: sentKey, amount: Number(sent.body.amount) || 0 }));
+				spent = spendingOf(await this.readSince(dayStart(now), itemIndex), own, key);
 			} catch (error) {
 				const message = `Refused, nothing was ${resource === 'payout' ? 'paid' : 'charged'}: the total of the last 24 hours could not be read from the Money API (${(error as Error).message}). Try again later.`;
 				return { error: notSent(node, itemIndex, message, 'The mandate counts the last 24 hours from the API before each agent create (docs/agents.md).') };
 			}
-			const own = memory.sends().flatMap(([sentKey, sent]) => (isAgentBody(sent.body) && (sent.accepted ?? sent.uncertain) !== undefined ? [{ key: sentKey, amount: Number(sent.body.amount) || 0 }] : []));
-			spent = spendingOf(listed, own, now, key);
 			const day = dayLimitBroken(terms, amount, spent);
 			if (day) broken.push(day);
 		}
-		const review = broken.length > 0 && terms.beyond === 'review' ? approvalsOf(context, itemIndex).find((approval) => memory.takeApproval(`${approval.node}#${approval.run}`, key)) : undefined;
-		if (broken.length > 0 && !review) {
-			memory.refusedParty(party, true);
+		const approvals = (shared.approvals ??= {});
+		const taken = `${node.name}|${key}`;
+		const review = approvalsOf(context, itemIndex).find((approval) => {
+			const run = `${approval.node}#${approval.run}`;
+			if (approvals[run] !== undefined && approvals[run] !== taken) return false;
+			approvals[run] = taken;
+			return true;
+		});
+		if (broken.length > 0 && !(review && terms.beyond === 'review')) {
+			(shared.refusedParties ??= []).push(party);
 			return { error: mandateRefusal(context, resource, itemIndex, broken, terms, terms.beyond === 'review') };
 		}
 		const verdict: MandateVerdict = {
-			verdict: review ? 'approved in review' : 'within mandate',
+			verdict: broken.length > 0 ? 'approved in review' : 'within mandate',
 			spent_24h_before: spent?.total ?? null,
 			spent_24h_after: spent ? spent.total + amount : null,
 			limit_24h: terms.per24Hours > 0 ? terms.per24Hours : null,
 			tool_call_id: toolCallIdOf(context, itemIndex),
-			...(review ? { review: { ...review }, beyond_mandate: broken } : {}),
+			...(review ? { review: { ...review } } : {}),
+			...(broken.length > 0 ? { beyond_mandate: broken } : {}),
 		};
 		const metadata: IDataObject = {
 			...((body.metadata as IDataObject | undefined) ?? {}),
@@ -248,10 +332,9 @@ export class Mandate {
 	}
 }
 
-/** The tool call the agent made, as n8n hands it to the tool (docs/agents.md). */
+/** The tool call the agent made, as n8n's engine hands it to the tool after the model's arguments (docs/agents.md); none on the older agents, where the input is the model's alone. */
 function toolCallIdOf(context: IExecuteFunctions, itemIndex: number): string | null {
-	const json = context.getInputData()[itemIndex]?.json ?? {};
-	const id = json.toolCallId;
+	if (!context.getExecuteData?.()?.source?.main?.[0]?.previousNode) return null;
+	const id = context.getInputData()[itemIndex]?.json?.toolCallId;
 	return typeof id === 'string' && id !== '' ? id : null;
 }
-

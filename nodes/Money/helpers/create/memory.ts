@@ -38,10 +38,6 @@ interface Stored {
 	lostRun?: boolean;
 	runs?: Record<string, RunIdentity>;
 	sent?: Record<string, SentCreate>;
-	/** Parties an agent's call was refused beyond its mandate in this execution (helpers/create/mandate.ts). */
-	refusedParties?: string[];
-	/** The key each approved Human review run was used for (helpers/create/review.ts). */
-	approvals?: Record<string, string>;
 }
 
 export interface MovementChange {
@@ -190,12 +186,12 @@ export class NodeMemory {
 	/**
 	 * The idempotency key of a row (docs/decisions.md#d4): of the resource and its Business Reference,
 	 * or without one of the row's place (the run anchor, the run index, the item), never of what the row carries.
-	 * An agent's call without one (`toolCall`: its body) is keyed by the movement it asks for within
+	 * An agent's call without one is keyed by the payment it asks for (`movement`, mandate.ts) within
 	 * the execution: the same call made again in the execution is the same payment (docs/agents.md).
 	 */
-	keyOf(resource: TransactionResource, businessReference: string, runIndex: number, itemIndex: number, toolCall?: IDataObject): string {
+	keyOf(resource: TransactionResource, businessReference: string, runIndex: number, itemIndex: number, movement?: unknown[]): string {
 		if (businessReference !== '') return businessReferenceKey(resource, businessReference);
-		if (toolCall) return uuidFromText(stableStringify([DERIVATION_LABEL, 'tool', resource, this.stored.anchor, movementFields(resource).map((field) => toolCall[field] ?? null)]));
+		if (movement) return uuidFromText(stableStringify([DERIVATION_LABEL, 'tool', resource, this.stored.anchor, movement]));
 		return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', resource, this.stored.anchor, runIndex, itemIndex]));
 	}
 
@@ -205,21 +201,6 @@ export class NodeMemory {
 			const entry = this.entry(key);
 			return entry ? [[key, entry] as [string, SentCreate]] : [];
 		});
-	}
-
-	/** Takes an approval for the send under `key`: false when an earlier call of the execution used it for another key. */
-	takeApproval(approval: string, key: string): boolean {
-		const approvals = (this.stored.approvals ??= {});
-		if (approvals[approval] !== undefined && approvals[approval] !== key) return false;
-		approvals[approval] = key;
-		return true;
-	}
-
-	/** Whether an agent's call to pay or charge `party` was refused beyond its mandate in this execution; `refuse` records one. */
-	refusedParty(party: string, refuse = false): boolean {
-		const known = this.stored.refusedParties?.includes(party) === true;
-		if (refuse && !known) (this.stored.refusedParties ??= []).push(party);
-		return known;
 	}
 
 	/** The identity of the first run of this run index in the execution, if it sent anything. */

@@ -36,19 +36,29 @@ function clickOf(task: ITaskData): string | undefined {
 	return approved === true && typeof respondedAt === 'string' && Object.keys(rest).length === 0 ? respondedAt : undefined;
 }
 
-/** The approvals the call could rest on, oldest first: runs of the review node it came from whose reviewed parameters are its own. */
+/** The names of the arguments the model gives this tool (its `$fromAI()` keys). */
+function argumentNames(node: INode): string[] {
+	return [...JSON.stringify(node.parameters).matchAll(/fromAI\(\s*\\?['"`]([^'"`\\]+)/gi)].map((match) => match[1]);
+}
+
+/**
+ * The approvals the call could rest on, oldest first: runs of the review node it came from whose
+ * reviewed parameters are exactly its own, each argument the tool takes and each one reviewed.
+ */
 export function approvalsOf(context: IExecuteFunctions, itemIndex: number): Approval[] {
 	const reviewer = context.getExecuteData?.()?.source?.main?.[0]?.previousNode;
 	if (!reviewer) return [];
 	const view = context as unknown as ExecutionView;
 	if (!view.workflow?.getNode?.(reviewer)?.type.endsWith('HitlTool')) return [];
 	const args = context.getInputData()[itemIndex]?.json ?? {};
+	const names = argumentNames(context.getNode());
 	const approvals: Approval[] = [];
 	for (const [run, task] of (view.runExecutionData?.resultData?.runData?.[reviewer] ?? []).entries()) {
 		const respondedAt = clickOf(task);
 		const reviewed = task.inputOverride?.ai_tool?.[0]?.[0]?.json?.toolParameters;
 		if (respondedAt === undefined || !isObject(reviewed)) continue;
-		if (Object.entries(reviewed).every(([name, value]) => stableStringify(args[name]) === stableStringify(value))) approvals.push({ node: reviewer, run, responded_at: respondedAt });
+		const compared = new Set([...names, ...Object.keys(reviewed)]);
+		if ([...compared].every((name) => stableStringify(args[name]) === stableStringify(reviewed[name]))) approvals.push({ node: reviewer, run, responded_at: respondedAt });
 	}
 	return approvals;
 }

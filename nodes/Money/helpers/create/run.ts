@@ -7,7 +7,7 @@ import { readWindow } from '../../../transport/listRead';
 import { callSettingsOf, cancelSignalOf, type CreateOutcome, type MoneyApiAnswer, moneyApiCreate, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
 import { fieldError } from '../validation';
 import { describeStop, Gate, walletFromAccount, type WalletBalance } from './gate';
-import { isToolCall, Mandate, type MandateVerdict } from './mandate';
+import { isToolCall, Mandate, type MandateVerdict, movementOf, oneAtATime } from './mandate';
 import { apiClientOf, NodeMemory, type Prior } from './memory';
 import { classifyRefusal, durationText, minimumPacedDurationMs, pacingSettings, VelocityPacer } from './pacing';
 import { pinForRequest } from './pin';
@@ -15,6 +15,9 @@ import { approvalOf, planOf } from './plan';
 import { Preview } from './preview';
 import { type CreateRow, readRows } from './rows';
 import { withFinalStatus } from './waitForFinal';
+
+/** What an agent reads beside a replayed payment. */
+const TOOL_REPLAY_NOTE = 'No new payment: this is the payment this execution made earlier for the same call. To pay the same again on purpose, give it its own Business Reference.';
 
 /** A progress line every this many items, and at the last one, on runs of at least that size. */
 const PROGRESS_EVERY = 10;
@@ -136,12 +139,13 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	memory.makeAnchor();
 	const runIndex = context.getWorkflowDataProxy(0).$thisRunIndex;
 	const tool = isToolCall(context);
-	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex, tool ? row.body : undefined));
+	const movement = (row: CreateRow) => (tool && row.body ? movementOf(resource, row.body) : undefined);
+	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex, movement(row)));
 	// The key each row went under in the first run of this run index: another when a Retry maps another Business Reference (the gate refuses that run).
 	const firstReferences = memory.firstIdentity(runIndex)?.references ?? {};
 	const firstKeys = rows.map((row, index) => {
 		const was = firstReferences[index];
-		return was === undefined || was === (row.businessReference || null) ? keys[index] : memory.keyOf(resource, was ?? '', runIndex, index, tool ? row.body : undefined);
+		return was === undefined || was === (row.businessReference || null) ? keys[index] : memory.keyOf(resource, was ?? '', runIndex, index, movement(row));
 	});
 	const plan = planOf(resource, typeof client === 'string' ? client : '', rows, keys);
 	const approval = typeof client === 'string' ? approvalOf(context, resource, plan, rows, memory.firstIdentity(runIndex)?.approvedPlan) : {};
@@ -268,19 +272,21 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	const createRow = async (row: CreateRow, key: string, prior: Prior, underWay: { now: boolean }): Promise<Created> => {
 		const { body } = prior;
 		const { identity } = row;
-		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identity, ...acknowledgement, resource, idempotency_key: key }, key });
+		const replayed = (acknowledgement: IDataObject): Created => ({ json: { outcome: 'replayed', status: null, ...identity, ...acknowledgement, resource, idempotency_key: key, ...(tool ? { note: TOOL_REPLAY_NOTE } : {}) }, key });
 		// Paid in this execution with the same movement: what stops the run's other rows does not stop this one from saying so.
-		if (prior.acknowledged && body && prior.changes.length === 0 && key === firstKeys[row.itemIndex]) return replayed(prior.acknowledged);
+		// An agent's call without a Business Reference is keyed by its payment: under its key only the way a party is written can differ.
+		const sameMovement = prior.changes.length === 0 || (tool && row.businessReference === '');
+		if (prior.acknowledged && body && sameMovement && key === firstKeys[row.itemIndex]) return replayed(prior.acknowledged);
 		const refusal = switchRefusal(row) ?? gate.refusalOf(row, key, prior);
 		if (refusal || !body) return { error: refusal ?? (row.error as NodeError) };
 		let sent = body;
 		let agent: { mandate: MandateVerdict } | undefined;
-		if (mandate) {
+		// A resend under a key this execution holds goes as first decided: it cannot pay twice, and its tags were set then.
+		if (mandate && !prior.entry) {
 			const decided = await mandate.decide(row.itemIndex, key, body, io.now());
 			if ('error' in decided) return decided;
 			agent = { mandate: decided.verdict };
-			// A resend goes byte for byte as first sent under the key: its tags were decided then.
-			if (!prior.entry) sent = decided.body;
+			sent = decided.body;
 		}
 		const failed = (error: NodeError): Created => {
 			error.context.idempotency_key = key;
@@ -317,7 +323,9 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	 * execution may have made, or one whose request went out before something failed, is never "not
 	 * sent": the memory holds such a send as unanswered until its outcome is recorded.
 	 */
-	const create = async (itemIndex: number): Promise<Created> => {
+	const create = async (itemIndex: number): Promise<Created> => (tool ? await oneAtATime(context, async () => await createOnce(itemIndex)) : await createOnce(itemIndex));
+
+	const createOnce = async (itemIndex: number): Promise<Created> => {
 		const row = rows[itemIndex];
 		const prior = memory.prior(resource, keys[itemIndex], row.body);
 		const underWay = { now: false };
@@ -333,6 +341,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		// An agent reads only the message (docs/agents.md): it must not take an unknown outcome for a refusal and pay another way.
 		if (tool && String(created.error.description ?? '').includes(CREATE_OUTCOME_UNKNOWN)) {
 			created.error.message = `The ${resource} may have been made, its outcome is unknown (${created.error.message}); it counts as spent. Do not call again for it; tell the user to check it with a person.`;
+			context.logger.warn(`Money tool: ${created.error.message}`);
 		}
 		return created;
 	};

@@ -1,6 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { AGENT_METADATA, dayLimitBroken, type MandateTerms, spendingOf, termsBroken } from '../../../../../nodes/Money/helpers/create/mandate';
+import { AGENT_METADATA, dayLimitBroken, Mandate, type MandateTerms, movementOf, partyKey, spendingOf, termsBroken } from '../../../../../nodes/Money/helpers/create/mandate';
+import { NodeMemory } from '../../../../../nodes/Money/helpers/create/memory';
 
 const NOW = Date.parse('2026-12-06T12:00:00Z');
 const HOUR = 3_600_000;
@@ -27,7 +28,7 @@ const body = { amount: 500, currency: 'XOF', channel: 'platform', beneficiary_id
 
 describe('an agent mandate', () => {
 	describe('the last 24 hours', () => {
-		it("counts the agent's creates the list shows, not others, not those that moved nothing, not older ones", () => {
+		it("counts the agent's creates the list shows, not others, not those that moved nothing; the API's window says what is in the last 24 hours", () => {
 			const listed = [
 				row(100, 1, agent('k1')),
 				row(200, 2, { n8n_business_reference: 'order-1' }),
@@ -38,22 +39,28 @@ describe('an agent mandate', () => {
 				row(700, 25, agent('k6')),
 				row(800, 7),
 			];
-			expect(spendingOf(listed, [], NOW, 'call')).toEqual({ total: 100 + 500 + 600, unmarked: 0 });
+			expect(spendingOf(listed, [], 'call')).toEqual({ total: 100 + 500 + 600 + 700, unmarked: 0 });
 		});
 
 		it('counts every create when the list shows no metadata at all, and says how many', () => {
 			const listed = [row(100, 1), row(200, 2, null), row(300, 3, undefined, 'FAILED')];
-			expect(spendingOf(listed, [], NOW, 'call')).toEqual({ total: 300, unmarked: 2 });
+			expect(spendingOf(listed, [], 'call')).toEqual({ total: 300, unmarked: 2 });
 		});
 
-		it("adds this execution's sends the list does not show yet, once, and never the call's own key", () => {
+		it("adds this execution's sends the list does not show yet, once, and leaves out the call's own key when it resends it", () => {
 			const listed = [row(100, 1, agent('k1')), row(250, 1, agent('call'))];
 			const own = [
 				{ key: 'k1', amount: 100 },
 				{ key: 'k9', amount: 900 },
 				{ key: 'call', amount: 250 },
 			];
-			expect(spendingOf(listed, own, NOW, 'call')).toEqual({ total: 1000, unmarked: 0 });
+			expect(spendingOf(listed, own, 'call')).toEqual({ total: 1000, unmarked: 0 });
+			expect(spendingOf(listed, own.slice(0, 2), 'call')).toEqual({ total: 1250, unmarked: 0 });
+		});
+
+		it('counts a row whose metadata is not an object, and fails on an amount it cannot read', () => {
+			expect(spendingOf([row(100, 1, agent('k1')), { ...row(300, 1), metadata: '{"n8n_agent_mandate":"within mandate"}' }], [], 'call')).toEqual({ total: 400, unmarked: 1 });
+			expect(() => spendingOf([row(100, 1, agent('k1')), { ...row(1, 1, agent('k2')), amount: { amount: 5000 } }], [], 'call')).toThrow('cannot be read');
 		});
 
 		it('is broken only past its maximum, naming what was already spent', () => {
@@ -85,5 +92,56 @@ describe('an agent mandate', () => {
 		it('refuses an amount that is not a number below the maximum', () => {
 			expect(termsBroken('charge', terms(), { ...body, amount: Number.NaN }, NOW)).toEqual(['amount NaN is above the maximum per payment of 1000']);
 		});
+	});
+
+	describe('one payment written two ways', () => {
+		it('is one party: a phone in any international form, an account identifier in any case', () => {
+			expect(['+22890000001', '0022890000001', '22890000001', '+228 90 00 00 01'].map(partyKey)).toEqual(Array(4).fill('22890000001'));
+			expect(partyKey(' gm-1002 ')).toBe(partyKey('GM-1002'));
+		});
+
+		it('is one movement; another amount, party, currency or channel is another', () => {
+			const phone = { amount: 5, currency: 'XOF', channel: 'platform', beneficiary_identifier: { identifier: '+22890000001', type: 'phone' }, beneficiary_account_type: 'Client' };
+			const same = (a: IDataObject, b: IDataObject) => JSON.stringify(movementOf('payout', a)) === JSON.stringify(movementOf('payout', b));
+			expect(same(phone, { ...phone, beneficiary_identifier: { identifier: '22890000001', type: 'phone' }, message: 'x' })).toBe(true);
+			expect(same(phone, { ...phone, beneficiary_account_type: 'Driver' })).toBe(false);
+			expect(same(body, { ...body, beneficiary_account_type: 'Driver' })).toBe(true);
+			expect(same(body, { ...body, amount: 501 })).toBe(false);
+			expect(same(body, { ...body, currency: 'XAF' })).toBe(false);
+		});
+
+		it('passes the allowed list only as a phone number in another form, never as another case', () => {
+			expect(termsBroken('payout', terms({ parties: ['+22890000001'] }), { ...body, beneficiary_identifier: { identifier: '0022890000001', type: 'phone' } }, NOW)).toEqual([]);
+			expect(termsBroken('payout', terms({ parties: ['gm-1'] }), body, NOW)).toEqual(["GM-1 is not among the mandate's allowed beneficiaries"]);
+		});
+	});
+});
+
+describe("a person's approval in Human review", () => {
+	const flow: IDataObject = {};
+	const click = { data: { ai_tool: [[{ json: { data: { approved: true, respondedAt: '2026-12-06T12:00:00.000Z' } } }]] }, inputOverride: { ai_tool: [[{ json: { toolParameters: { amount: 5000 } } }]] } };
+	/** A call of the tool node `name`, beyond its mandate (maximum 1000), through the review node's one approved run. */
+	const callOf = (name: string) =>
+		({
+			getNode: () => ({ name, type: 'n8n-nodes-money.moneyTool', parameters: { amount: "={{ $fromAI('amount') }}" } }),
+			getNodeParameter: (parameter: string, _itemIndex: number, fallback?: unknown) =>
+				({ allowMoneyMovementInToolMode: true, maxAmountInToolMode: 1000, beyondMandateInToolMode: 'review' })[parameter] ?? fallback,
+			getContext: (type: string) => (type === 'flow' ? flow : {}),
+			getTimezone: () => 'UTC',
+			getExecuteData: () => ({ source: { main: [{ previousNode: 'Human review' }] } }),
+			getInputData: () => [{ json: { amount: 5000, toolCallId: 'call_1' } }],
+			workflow: { getNode: () => ({ type: 'n8n-nodes-base.emailSendHitlTool' }) },
+			runExecutionData: { resultData: { runData: { 'Human review': [click] } } },
+		}) as unknown as IExecuteFunctions;
+	const memoryOf = (context: IExecuteFunctions) => NodeMemory.of({ ...context, getContext: () => ({}), getMode: () => 'webhook' } as unknown as IExecuteFunctions);
+	const decide = async (name: string, key: string) => {
+		const context = callOf(name);
+		return await new Mandate(context, 'payout', memoryOf(context), async () => []).decide(0, key, { ...body, amount: 5000 }, NOW);
+	};
+
+	it('pays one call beyond the mandate, and its resend, but no call of another Money tool behind the same review', async () => {
+		expect(await decide('Pay supplier', 'key-a')).toMatchObject({ verdict: { verdict: 'approved in review', review: { node: 'Human review', run: 0 } } });
+		expect(await decide('Pay supplier', 'key-a')).toMatchObject({ verdict: { verdict: 'approved in review' } });
+		expect(String(((await decide('Pay driver', 'key-b')) as { error: Error }).error.message)).toContain('did not come through an approved review');
 	});
 });

@@ -64,15 +64,14 @@ describe('idempotency keys (D4)', () => {
 		expect(anchored().keyOf('charge', '', 0, 0)).not.toBe(key);
 	});
 
-	it("of an agent's call without a Business Reference, depends on the run anchor and the payment it asks for, not on its place or free text", () => {
-		const call: IDataObject = { amount: 700, currency: 'XOF', beneficiary_identifier: { identifier: 'GM-1', type: 'gm_account' }, channel: 'platform', message: 'first' };
-		const key = anchored().keyOf('payout', '', 0, 0, call);
+	it("of an agent's call without a Business Reference, depends on the run anchor and the payment it asks for, not on its place", () => {
+		const movement = [700, 'XOF', 'platform', 'gm_account', 'GM-1', null, null];
+		const key = anchored().keyOf('payout', '', 0, 0, movement);
 		expect(key).toMatch(UUID_V5);
-		expect(anchored().keyOf('payout', '', 3, 1, { ...call, message: 'again', metadata: { n: 1 } })).toBe(key);
-		expect(anchored().keyOf('payout', '', 0, 0, { ...call, amount: 701 })).not.toBe(key);
-		expect(anchored().keyOf('payout', '', 0, 0, { ...call, beneficiary_identifier: { identifier: 'GM-2', type: 'gm_account' } })).not.toBe(key);
-		expect(NodeMemory.of(nodeRun({ nodeContext: { money: { anchor: 'anchor-2' } } })).keyOf('payout', '', 0, 0, call)).not.toBe(key);
-		expect(anchored().keyOf('payout', 'order-1', 0, 0, call)).toBe(businessReferenceKey('payout', 'order-1'));
+		expect(anchored().keyOf('payout', '', 3, 1, [...movement])).toBe(key);
+		expect(anchored().keyOf('payout', '', 0, 0, [701, ...movement.slice(1)])).not.toBe(key);
+		expect(NodeMemory.of(nodeRun({ nodeContext: { money: { anchor: 'anchor-2' } } })).keyOf('payout', '', 0, 0, movement)).not.toBe(key);
+		expect(anchored().keyOf('payout', 'order-1', 0, 0, movement)).toBe(businessReferenceKey('payout', 'order-1'));
 	});
 
 	it('depends only on resource and business reference when one is given', () => {
@@ -338,24 +337,6 @@ describe("a run's memory as 1.0.0 stored it with the execution", () => {
 });
 
 describe("an agent's calls in one execution", () => {
-	it('remembers a party refused beyond the mandate, through a Retry', () => {
-		const nodeContext: IDataObject = {};
-		const memory = NodeMemory.of(nodeRun({ nodeContext }));
-		expect(memory.refusedParty('GM-1')).toBe(false);
-		expect(memory.refusedParty('GM-1', true)).toBe(false);
-		expect(memory.refusedParty('GM-1')).toBe(true);
-		expect(memory.refusedParty('GM-2')).toBe(false);
-		expect(NodeMemory.of(nodeRun({ mode: 'retry', nodeContext: stored(nodeContext) })).refusedParty('GM-1')).toBe(true);
-	});
-
-	it('uses an approved review for one payment only, and again for the same one (its resend)', () => {
-		const memory = NodeMemory.of(nodeRun());
-		expect(memory.takeApproval('Human review#0', 'key-a')).toBe(true);
-		expect(memory.takeApproval('Human review#0', 'key-a')).toBe(true);
-		expect(memory.takeApproval('Human review#0', 'key-b')).toBe(false);
-		expect(memory.takeApproval('Human review#1', 'key-b')).toBe(true);
-	});
-
 	it('lists every send it holds, by key', () => {
 		const memory = NodeMemory.of(nodeRun());
 		const body = { amount: 1 };

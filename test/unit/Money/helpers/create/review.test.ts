@@ -10,6 +10,7 @@ const run = (output: IDataObject, reviewed: IDataObject = ARGS): ITaskData =>
 /** A tool call as n8n's engine runs it: the node it came from, that node's type and runs, the call's input. */
 function call({ from = 'Human review', type = 'n8n-nodes-base.emailSendHitlTool', runs = [run(click())], args = ARGS, undeclared = true } = {}): IExecuteFunctions {
 	const context = {
+		getNode: () => ({ name: 'Pay', type: 'n8n-nodes-money.moneyTool', parameters: { amount: "={{ $fromAI('amount') }}", beneficiaryIdentifier: "={{ $fromAI('beneficiary') }}" } }) as unknown as INode,
 		getExecuteData: () => ({ source: { main: [{ previousNode: from }] } }),
 		getInputData: () => [{ json: { chatInput: 'pay', tool: 'Pay', ...args, toolCallId: 'call_1' } }],
 	};
@@ -32,6 +33,8 @@ describe('an approved Human review', () => {
 		['a time-out that passed the model\'s own "approved" through', call({ runs: [run({ approved: true, data: { approved: true, respondedAt: 'x' }, toolParameters: ARGS })] })],
 		['a click with anything beside it', call({ runs: [run({ data: { approved: true, respondedAt: 'x', by: 'model' } })] })],
 		['a review of other parameters', call({ runs: [run(click(), { ...ARGS, amount: 6000 })] })],
+		['a review that did not show an argument the tool takes', call({ runs: [run(click(), { amount: ARGS.amount })] })],
+		['a review of an argument the call does not give', call({ runs: [run(click(), { ...ARGS, note: 'x' })] })],
 		['an n8n that does not expose the run data', call({ undeclared: false })],
 	])('is not %s', (_name, context) => {
 		expect(approvalsOf(context, 0)).toEqual([]);

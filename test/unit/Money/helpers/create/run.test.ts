@@ -411,3 +411,61 @@ describe('a create answered with a redirect left unfollowed (a 303 after a commi
 		expect(String(e0.items[0].description)).toContain('The money may have moved');
 	});
 });
+
+describe("an agent's calls the AI Agent makes at once (its versions before 3 run a turn's calls in parallel)", () => {
+	it('are decided and sent one at a time: the 24-hour maximum and a refused party hold', async () => {
+		const nodeContext: IDataObject = {};
+		const flowContext: IDataObject = {};
+		const ledger: IDataObject[] = [];
+		const turn = () => new Promise((resolve) => setImmediate(resolve));
+		const call = (amount: number, to: string) =>
+			({
+				getMode: () => 'webhook',
+				getNode: () => ({ ...node, type: 'n8n-nodes-money.moneyTool' }),
+				getInputData: () => [{ json: {} }],
+				getNodeParameter: (name: string, _itemIndex: number, fallback?: unknown) =>
+					({
+						...ROW.payout,
+						amount,
+						beneficiaryIdentifier: to,
+						requireBusinessReference: false,
+						allowMoneyMovementInToolMode: true,
+						maxAmountInToolMode: 600,
+						maxAmountPer24HoursInToolMode: 1000,
+					})[name] ?? fallback,
+				getContext: (type: string) => (type === 'flow' ? flowContext : nodeContext),
+				getWorkflowDataProxy: () => ({ $thisRunIndex: 0 }),
+				getCredentials: async () => ({ authentication: 'clientCredentials', clientId: 'c1', baseUrl: 'https://api.example.com', walletPinSecret: '1234' }),
+				getExecutionId: () => '1',
+				getTimezone: () => 'UTC',
+				continueOnFail: () => true,
+				logger: { info: () => {}, debug: () => {}, warn: () => {} },
+				helpers: {
+					httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
+						for (let wait = 0; wait < 5; wait++) await turn();
+						if (options.method === 'GET') {
+							const data = [...ledger].reverse();
+							return { statusCode: 200, headers: {}, body: { success: true, data, pagination: { page: 1, limit: 100, total: data.length, pages: 1 } } };
+						}
+						const body = options.body as IDataObject;
+						const reference = `po_${ledger.length + 1}`;
+						ledger.push({ reference, amount: { value: -(body.amount as number), currency: 'XOF' }, status: { code: 0, label: 'PENDING' }, created_at: new Date().toISOString(), metadata: body.metadata });
+						return { statusCode: 201, headers: {}, body: { success: true, reference } };
+					},
+				},
+			}) as unknown as IExecuteFunctions;
+		const outcome = async (amount: number, to: string) => {
+			const run = await startCreateRun(call(amount, to), 'payout');
+			return await run.execute(0).then(
+				(items) => String(items[0].json.outcome),
+				(error: Error) => error.message,
+			);
+		};
+		const atOnce = await Promise.all([outcome(550, 'GM-1002'), outcome(560, 'GM-1003'), outcome(570, 'GM-1004')]);
+		expect(atOnce.filter((each) => each === 'created')).toHaveLength(1);
+		expect(ledger.reduce((sum, row) => sum + Math.abs((row.amount as { value: number }).value), 0)).toBeLessThanOrEqual(1000);
+		const split = await Promise.all([outcome(900, 'GM-1009'), outcome(300, 'GM-1009'), outcome(200, 'GM-1009')]);
+		expect(split[0]).toContain('maximum per payment');
+		expect(split.slice(1).every((each) => each.includes('refused earlier in this execution'))).toBe(true);
+	});
+});
