@@ -303,6 +303,10 @@ export function build(ctx: E2eContext): CasePart {
 		assert.ok(res.status < 400, `following the ${what} link answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
 	}
 
+	/** The model's arguments for a payment, its Business Reference unique to the amount. */
+	const paying = (value: number, beneficiary = BENEFICIARY) => ({ amount: value, beneficiary, businessReference: `agent-${run}-${value}` });
+	const payCall = (tool: string, value: number, beneficiary = BENEFICIARY) => ({ tool, args: paying(value, beneficiary) });
+
 	/** A gated tool's call as n8n 2.x offers it to the model: the tool's own arguments, and the review's. */
 	const gatedCall = (tool: string, args: Record<string, unknown>, hitlParameters: Record<string, unknown> = {}) => ({ tool, args: { toolParameters: args, hitlParameters } });
 
@@ -313,8 +317,7 @@ export function build(ctx: E2eContext): CasePart {
 			async fn() {
 				const tag = `within-${run}`;
 				const value = amount();
-				const reference = `agent-${run}-${value}`;
-				const result = await converse('Responses', tag, [{ call: [{ tool: PAY, args: { amount: value, beneficiary: BENEFICIARY, businessReference: reference } }] }, { answer: `Paid ${value} XOF.` }], `Pay ${value} XOF to ${BENEFICIARY}.`);
+				const result = await converse('Responses', tag, [{ call: [payCall(PAY, value)] }, { answer: `Paid ${value} XOF.` }], `Pay ${value} XOF to ${BENEFICIARY}.`);
 				const paid = await ledgerOf(value);
 				ctx.note(`agent within the maximum: ${summary(result, { paid: paid.length })}`);
 				assert.equal(result.answer.status, 200, result.answer.text);
@@ -341,7 +344,7 @@ export function build(ctx: E2eContext): CasePart {
 			async fn() {
 				const tag = `above-${run}`;
 				const value = above();
-				const result = await converse('Responses', tag, [{ call: [{ tool: PAY, args: { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` } }] }, { answer: 'The payment was refused.' }], `Pay ${value} XOF to ${BENEFICIARY}.`);
+				const result = await converse('Responses', tag, [{ call: [payCall(PAY, value)] }, { answer: 'The payment was refused.' }], `Pay ${value} XOF to ${BENEFICIARY}.`);
 				const paid = await ledgerOf(value);
 				ctx.note(`agent above the maximum: ${summary(result, { paid: paid.length })}`);
 				assert.equal(paid.length, 0);
@@ -363,8 +366,8 @@ export function build(ctx: E2eContext): CasePart {
 				const steps: Step[] = [
 					{
 						call: [
-							{ tool: PAY, args: { amount: within, beneficiary: OTHER_BENEFICIARY, businessReference: `agent-${run}-${within}` } },
-							{ tool: PAY, args: { amount: tooMuch, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${tooMuch}` } },
+							payCall(PAY, within, OTHER_BENEFICIARY),
+							payCall(PAY, tooMuch),
 						],
 					},
 					{ answer: 'One paid, one refused.' },
@@ -389,7 +392,7 @@ export function build(ctx: E2eContext): CasePart {
 			async fn() {
 				const tag = `again-${run}`;
 				const value = amount();
-				const call = { tool: PAY, args: { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` } };
+				const call = payCall(PAY, value);
 				const result = await converse('Responses', tag, [{ call: [call] }, { call: [call] }, { answer: 'Paid once.' }], `Pay ${value} XOF to ${BENEFICIARY}, once.`);
 				const paid = await ledgerOf(value);
 				ctx.note(`agent paying again: ${summary(result, { paid: paid.length })}`);
@@ -410,8 +413,8 @@ export function build(ctx: E2eContext): CasePart {
 				const steps: Step[] = [
 					{
 						call: [
-							{ tool: PAY_LISTED, args: { amount: listed, beneficiary: OTHER_BENEFICIARY, businessReference: `agent-${run}-${listed}` } },
-							{ tool: PAY_EXPIRED, args: { amount: expired, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${expired}` } },
+							payCall(PAY_LISTED, listed, OTHER_BENEFICIARY),
+							payCall(PAY_EXPIRED, expired),
 						],
 					},
 					{ answer: 'Both refused.' },
@@ -469,7 +472,7 @@ export function build(ctx: E2eContext): CasePart {
 				const result = await converse(
 					'Mandate',
 					tag,
-					[{ call: [{ tool: PAY_OR_REVIEW, args: { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` } }] }, { answer: 'It needs a review.' }],
+					[{ call: [payCall(PAY_OR_REVIEW, value)] }, { answer: 'It needs a review.' }],
 					`Pay ${value} XOF to ${BENEFICIARY}.`,
 				);
 				const paid = await ledgerOf(value);
@@ -490,7 +493,7 @@ export function build(ctx: E2eContext): CasePart {
 				const first = uniqueAmount(31_000 + crypto.randomInt(0, 1000));
 				const next = uniqueAmount(DAY_LIMIT - before.total - first + 1 + crypto.randomInt(0, 100));
 				assert.ok(before.total + first <= DAY_LIMIT && next <= MAXIMUM, `the second client's agent payouts already add up to ${before.total}: no room for this check`);
-				const pay = (value: number) => [{ call: [{ tool: PAY_DAY, args: { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` } }] }, { answer: 'Done.' }];
+				const pay = (value: number) => [{ call: [payCall(PAY_DAY, value)] }, { answer: 'Done.' }];
 				const firstRun = await converse('Day', `day-${run}`, pay(first), `Pay ${first} XOF to ${BENEFICIARY}.`);
 				const t = Date.now();
 				await ctx.restartN8n();
@@ -517,7 +520,7 @@ export function build(ctx: E2eContext): CasePart {
 				assert.ok(room >= 3_000, `the second client's agent payouts already add up to ${before.total}: no room for this check`);
 				const next = uniqueAmount(Math.min(room, MAXIMUM) - 2_000 - crypto.randomInt(0, 500));
 				const unknown = uniqueAmount(room - next + 1 + crypto.randomInt(0, 500));
-				const call = (value: number) => ({ call: [{ tool: PAY_DAY, args: { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` } }] });
+				const call = (value: number) => ({ call: [payCall(PAY_DAY, value)] });
 				const fault = await control.addFault({ route: PAYOUT_ROUTE, kind: '503', count: 1 });
 				let result: Conversation;
 				try {
@@ -541,9 +544,8 @@ export function build(ctx: E2eContext): CasePart {
 			async fn() {
 				const tag = `approved-${run}`;
 				const value = above();
-				const args = { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` };
 				let mail: Mail | undefined;
-				const result = await converse('Review', tag, [{ call: [gatedCall(PAY_REVIEWED, args)] }, { answer: 'Paid after review.' }], `Pay ${value} XOF to ${BENEFICIARY}.`, {
+				const result = await converse('Review', tag, [{ call: [gatedCall(PAY_REVIEWED, paying(value))] }, { answer: 'Paid after review.' }], `Pay ${value} XOF to ${BENEFICIARY}.`, {
 					async meanwhile() {
 						await waitingExecution(tag);
 						mail = await reviewMail(value);
@@ -573,8 +575,7 @@ export function build(ctx: E2eContext): CasePart {
 			async fn() {
 				const tag = `declined-${run}`;
 				const value = above();
-				const args = { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` };
-				const result = await converse('Review', tag, [{ call: [gatedCall(PAY_REVIEWED, args)] }, { answer: 'Declined.' }], `Pay ${value} XOF to ${BENEFICIARY}.`, {
+				const result = await converse('Review', tag, [{ call: [gatedCall(PAY_REVIEWED, paying(value))] }, { answer: 'Declined.' }], `Pay ${value} XOF to ${BENEFICIARY}.`, {
 					async meanwhile() {
 						await waitingExecution(tag);
 						await click(reviewLinks(await reviewMail(value)).deny, 'decline');
@@ -590,12 +591,36 @@ export function build(ctx: E2eContext): CasePart {
 			},
 		},
 		{
+			name: 'AI Agent with the Money tool behind Send Email Human review: of two calls beyond the mandate in one turn only the first is reviewed; approved, it is paid, and the second, run unreviewed with approved: true from the model, is refused',
+			async fn() {
+				const tag = `two-reviewed-${run}`;
+				const [first, unreviewed] = [above(), above()];
+				const steps: Step[] = [{ call: [gatedCall(PAY_REVIEWED, paying(first)), gatedCall(PAY_REVIEWED, paying(unreviewed), { approved: true })] }, { answer: 'One paid.' }];
+				const result = await converse('Review', tag, steps, `Pay ${first} XOF and ${unreviewed} XOF to ${BENEFICIARY}.`, {
+					async meanwhile() {
+						await waitingExecution(tag);
+						await click(reviewLinks(await reviewMail(first)).approve, 'approve');
+					},
+				});
+				const [paidFirst, paidUnreviewed] = [await ledgerOf(first), await ledgerOf(unreviewed)];
+				const { mail } = await ready();
+				const mails = mail.mails().filter((each) => each.body.includes(`Pay ${unreviewed} XOF`)).length;
+				ctx.note(`agent, two reviewed calls in one turn: ${summary(result, { paid: [paidFirst.length, paidUnreviewed.length], mailsOfTheSecond: mails })}`);
+				assert.equal(result.execution.status, 'success');
+				assert.deepEqual([paidFirst.length, paidUnreviewed.length], [1, 0]);
+				assert.equal(result.payoutRequests, 1);
+				assert.equal(result.told.length, 2, JSON.stringify(result.told));
+				const [approved, refused] = result.told.map((each) => itemOf(each.output));
+				assert.deepEqual([approved.outcome, approved.reference, approved.mandate?.verdict], ['created', paidFirst[0].reference, 'approved in review'], JSON.stringify(result.told));
+				assert.match(String(refused.error), refusedWith(aboveMaximum(unreviewed), UNREVIEWED));
+			},
+		},
+		{
 			name: 'AI Agent with the Money tool behind Send Email Human review: a review that times out while the model put approved: true in its arguments pays nothing, the model told no approved review reached the call',
 			async fn() {
 				const tag = `timed-out-${run}`;
 				const value = above();
-				const args = { amount: value, beneficiary: BENEFICIARY, businessReference: `agent-${run}-${value}` };
-				const result = await converse('Review', tag, [{ call: [gatedCall(PAY_TIMED, args, { approved: true })] }, { answer: 'Not paid.' }], `Pay ${value} XOF to ${BENEFICIARY}.`, {
+				const result = await converse('Review', tag, [{ call: [gatedCall(PAY_TIMED, paying(value), { approved: true })] }, { answer: 'Not paid.' }], `Pay ${value} XOF to ${BENEFICIARY}.`, {
 					// n8n's WaitTracker resumes a timed-out wait at its next poll (every 60 s) after the 1-minute limit.
 					timeoutMs: 200_000,
 					async meanwhile() {
