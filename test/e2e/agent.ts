@@ -268,7 +268,7 @@ export function build(ctx: E2eContext): CasePart {
 	};
 	/** The refusal the model reads (docs/agents.md): `broken` and `instead` are regular expression sources. */
 	const refusedWith = (broken: string, instead = '') =>
-		new RegExp(`^Refused by the agent mandate, nothing was paid: ${broken}\\. Do not call again with the same, a smaller or a split amount \\(splits are refused too\\)\\. .*${instead}`);
+		new RegExp(`^Refused by the agent mandate, nothing was paid: ${broken}\\. Do not call again with the same, a smaller or a split amount: for the rest of this execution every payout involving this party is refused\\. .*${instead}`);
 	const UNREVIEWED = 'this call did not come through an approved review';
 	const aboveMaximum = (value: number) => `amount ${value} is above the maximum per payment of ${MAXIMUM}`;
 
