@@ -175,6 +175,26 @@ describe('Money node against the sandbox', () => {
 				expect(await payouts()).toBe(before);
 			});
 
+			it.each([
+				['$thisItem', { maxAmountInToolMode: '={{ $thisItem.json.maximum }}' }],
+				['$evaluateExpression', { maxAmountInToolMode: "={{ $evaluateExpression('{{ $js' + 'on.maximum }}') }}" }],
+				['an escaped $json', { maxAmountInToolMode: '={{ \\u0024json.maximum }}' }],
+				['an escaped $fromAI', { maxAmountInToolMode: "={{ $fromA\\u0049('maximum', '', 'number') }}" }],
+				['this', { maxAmountInToolMode: "={{ this['$js' + 'on'].maximum }}" }],
+				['$items()', { maxAmountInToolMode: '={{ $items()[0].json.maximum }}' }],
+				['the tool node itself', { maxAmountInToolMode: "={{ $('Money').item.json.maximum }}" }],
+				['an expression inside a list', { allowedPartiesInToolMode: ['={{ $json.payees }}'] }],
+			])('refuses a mandate parameter that reads the model through %s', async (_name, overrides) => {
+				const before = await payouts();
+				const error = String(json(await runTool(agent({ amount: 500, ...overrides }), [{ json: { maximum: 1e9, payees: 'GM-1002' } }])).error);
+				expect(error).toContain('never by the model');
+				expect(await payouts()).toBe(before);
+			});
+
+			it('refuses a 24-hour maximum whose expression gives 0 (it would set no limit)', async () => {
+				expect(String(json(await runTool(agent({ amount: 500, maxAmountPer24HoursInToolMode: '={{ Number("") }}' }))).error)).toContain('Maximum per 24 Hours in Tool Mode');
+			});
+
 			it('refuses a mandate expression that gives nothing or no number, instead of lifting the limit', async () => {
 				const before = await payouts();
 				const parties = String(json(await runTool(agent({ amount: 500, allowedPartiesInToolMode: "={{ $('Money').params.nothing }}" }))).error);

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { toIsoTimestamp } from '../../../api/time';
@@ -5,7 +7,7 @@ import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../..
 import { amountOfEnvelope, statusOfEnvelope } from '../../../events/envelope';
 import { type NodeError, notSent } from '../../../transport/errors';
 import { fieldError } from '../validation';
-import { type NodeMemory, stableStringify } from './memory';
+import { stableStringify } from './memory';
 import { approvalsOf } from './review';
 
 /**
@@ -84,10 +86,20 @@ function listOf(value: unknown): string[] {
 	return items.map((item) => String(item).trim()).filter((item) => item !== '');
 }
 
-/** What in an expression reads the tool's input, which holds the model's arguments, or the model itself. */
-const MODEL_READS = /fromai|\$json\b|\$input\b|\$item\b|\$parameter\b|\$tool\b|\$binary\b|\$data\b/i;
+/** What an expression in a mandate parameter may read: other nodes, variables, the time, the workflow and execution; never the tool's input, which holds the model's arguments. */
+const PERSON_READS = new Set(['$(', '$vars', '$env', '$now', '$today', '$workflow', '$execution']);
 
-const isExpression = (configured: unknown): configured is string => typeof configured === 'string' && configured.startsWith('=');
+/** Whether a parameter's value (a list's entries included) holds an expression that may read what the model wrote. */
+function mayReadModel(configured: unknown, node: string): boolean {
+	const text = JSON.stringify(configured) ?? '';
+	if (!text.includes('{{')) return false;
+	const unquoted = text.replace(/\\"/g, '"').replace(/\\[nrt]/g, ' ');
+	if (unquoted.includes(`$('${node}')`) || unquoted.includes(`$("${node}")`)) return true;
+	if (unquoted.includes('\\') || /\b(this|eval|Function|constructor|evaluateExpression|fromai)\b/i.test(unquoted)) return true;
+	return [...unquoted.matchAll(/\$(?:\(|[A-Za-z_]\w*)/g)].some((match) => !PERSON_READS.has(match[0]));
+}
+
+const isExpression = (configured: unknown): boolean => (JSON.stringify(configured) ?? '').includes('{{') || (typeof configured === 'string' && configured.startsWith('='));
 
 /**
  * The terms of item `itemIndex`, or the field error of one that cannot be read. A person sets them:
@@ -101,14 +113,15 @@ export function mandateTermsOf(context: IExecuteFunctions, itemIndex: number): M
 	const values: Record<string, unknown> = {};
 	for (const [parameter, label] of MANDATE_PARAMETERS) {
 		const configured = node.parameters[parameter];
-		if (isExpression(configured) && MODEL_READS.test(configured)) {
-			return refuse(parameter, label, "is set by the person who gives the agent this tool, never by the model: an expression here must not read $fromAI(), $json or the tool's input");
+		if (mayReadModel(configured, node.name)) {
+			return refuse(parameter, label, "is set by the person who gives the agent this tool, never by the model: an expression here may read other nodes ($('…')), $vars, $env, $now, $today, $workflow and $execution, never $fromAI(), $json or the tool's input");
 		}
 		values[parameter] = context.getNodeParameter(parameter, itemIndex, undefined);
 		if (!isExpression(configured)) continue;
 		const value = values[parameter];
-		const empty = value === undefined || value === null || value === '' || (Array.isArray(value) && value.length === 0) || listOf(value).length === 0;
-		if (empty) return refuse(parameter, label, `gave nothing (${JSON.stringify(value) ?? 'undefined'}): an expression must give a value; leave the field empty to set no such limit`);
+		const empty =
+			value === undefined || value === null || value === '' || listOf(value).length === 0 || (parameter === 'maxAmountPer24HoursInToolMode' && Number(value) === 0);
+		if (empty) return refuse(parameter, label, `gave nothing (${JSON.stringify(value) ?? 'undefined'}): an expression must give a value; set no expression to set no such limit`);
 	}
 	for (const [parameter, label] of MANDATE_PARAMETERS.slice(1, 3)) {
 		const value = values[parameter] ?? 0;
@@ -134,21 +147,25 @@ export function mandateTermsOf(context: IExecuteFunctions, itemIndex: number): M
 }
 
 /**
- * A party as one payment is told from another: a phone number as its digits (`+228…`, `00228…`
- * and `228…` are one number), an account identifier in capitals. Used where folding makes fewer
- * payments (the key of a call, a refused party), never to let a party pass the allowed list.
+ * A party as one payment is told from another: a phone number by its digits (`+228…`, `00228…`
+ * and `228…` are one number); any other identifier as written.
  */
-export function partyKey(identifier: string): string {
+export function partyKey(identifier: string, type: unknown): string {
 	const compact = identifier.replace(/[\s().-]/g, '');
-	if (/^(\+|00)?\d+$/.test(compact)) return compact.replace(/^(\+|00)/, '');
-	return identifier.trim().toUpperCase();
+	if (type === 'phone' && /^(\+|00)?\d+$/.test(compact)) return compact.replace(/^(\+|00)/, '');
+	return identifier.trim();
 }
+
+const partyKeyOf = (resource: TransactionResource, body: IDataObject): string => {
+	const party = (body[PARTY_FIELD[resource]] ?? {}) as IDataObject;
+	return `${String(party.type ?? '')}:${partyKey(String(party.identifier ?? ''), party.type)}`;
+};
 
 /** The payment a call asks for, as one value: the same payment written another way is the same. */
 export function movementOf(resource: TransactionResource, body: IDataObject): unknown[] {
 	const party = (body[PARTY_FIELD[resource]] ?? {}) as IDataObject;
 	const accountType = party.type === 'phone' ? (body[ACCOUNT_TYPE_FIELD[resource]] ?? null) : null;
-	return [body.amount, body.currency, body.channel, party.type ?? null, partyKey(String(party.identifier ?? '')), accountType || null, body.account_number || null];
+	return [body.amount, body.currency, body.channel, partyKeyOf(resource, body), accountType || null, body.account_number || null];
 }
 
 export const partyOf = (resource: TransactionResource, body: IDataObject): string => String((body[PARTY_FIELD[resource]] as IDataObject | undefined)?.identifier ?? '');
@@ -161,7 +178,8 @@ export function termsBroken(resource: TransactionResource, terms: MandateTerms, 
 	if (terms.currencies.length > 0 && !terms.currencies.includes(String(body.currency))) broken.push(`currency ${String(body.currency)} is not one the mandate allows (${terms.currencies.join(', ')})`);
 	if (terms.channels.length > 0 && !terms.channels.includes(String(body.channel))) broken.push(`channel ${String(body.channel)} is not one the mandate allows (${terms.channels.join(', ')})`);
 	const party = partyOf(resource, body);
-	const allowed = terms.parties.some((each) => each === party || (/^\+?\d/.test(each) && /^\+?\d/.test(party) && partyKey(each) === partyKey(party)));
+	const type = ((body[PARTY_FIELD[resource]] ?? {}) as IDataObject).type;
+	const allowed = terms.parties.some((each) => each === party || (type === 'phone' && partyKey(each, type) === partyKey(party, type)));
 	if (terms.parties.length > 0 && !allowed) broken.push(`${party} is not among the mandate's allowed ${resource === 'payout' ? 'beneficiaries' : 'payers'}`);
 	if (!(amount <= terms.perPayment)) broken.push(`amount ${amount} is above the maximum per payment of ${terms.perPayment}`);
 	return broken;
@@ -179,12 +197,12 @@ export function dayLimitBroken(terms: MandateTerms, amount: number, spent: Spend
  * AGENT_METADATA, or every one when the list shows no metadata at all (the spec does not say list
  * rows carry it), and one whose metadata is not an object; and this execution's sends (`own`, by
  * key) the list does not show yet, an unacknowledged one included. The API's window decides what
- * is in the last 24 hours. The call's own key is left out when this execution holds it (a resend);
- * an amount that cannot be read fails the read. Every doubt counts toward paying less.
+ * is in the last 24 hours. A listed create under the call's own key counts (the API may have made
+ * it from an earlier execution); an amount that cannot be read fails the read. Every doubt counts
+ * toward paying less.
  */
 export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amount: number }>, callKey: string): Spending {
 	const listsMetadata = listed.some((envelope) => envelope.metadata !== undefined && envelope.metadata !== null);
-	const ownKeys = new Set(own.map((send) => send.key));
 	let total = 0;
 	let unmarked = 0;
 	const seen = new Set<string>();
@@ -196,7 +214,6 @@ export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amou
 		const agents = !listsMetadata || (metadata !== undefined && metadata !== null && !tagged) || tagged?.[AGENT_METADATA.verdict] !== undefined;
 		if (!agents) continue;
 		const key = tagged?.[AGENT_METADATA.key];
-		if (key === callKey && ownKeys.has(callKey)) continue;
 		const { amount } = amountOfEnvelope(envelope);
 		if (amount === null) throw new Error(`the amount of ${String(envelope.reference ?? 'a listed transaction')} cannot be read`);
 		if (!tagged) unmarked++;
@@ -225,15 +242,32 @@ export function mandateRefusal(context: IExecuteFunctions, resource: Transaction
 	return notSent(context.getNode(), itemIndex, message, 'The Money tool checks its agent mandate before anything is sent (docs/agents.md).', { details: { mandate_broken: broken } });
 }
 
-const isAgentBody = (body: IDataObject): boolean => {
+export const isAgentBody = (body: IDataObject): boolean => {
 	const metadata = body.metadata;
 	return !!metadata && typeof metadata === 'object' && (metadata as IDataObject)[AGENT_METADATA.verdict] !== undefined;
 };
 
 const FLOW_KEY = 'moneyAgent';
 
-/** What every Money tool of an execution shares (n8n's flow context, kept with the execution): parties refused beyond a mandate, approvals used. */
+/** An agent's create of this execution, through any Money tool. */
+interface AgentSend {
+	key: string;
+	resource: TransactionResource;
+	movement: string;
+	amount: number;
+	/** Counted until the API answers; `uncertain` stays counted. */
+	outcome: 'under way' | 'accepted' | 'uncertain';
+	reference?: string;
+}
+
+/**
+ * What every Money tool of an execution shares (n8n's flow context, kept with the execution and
+ * given back to a Retry): the anchor of the keys of calls without a Business Reference, the
+ * agent's sends, parties refused beyond a mandate, and the approvals used.
+ */
 interface Shared {
+	anchor?: string;
+	sends?: AgentSend[];
 	refusedParties?: string[];
 	/** The tool node and key each approved review run was used for. */
 	approvals?: Record<string, string>;
@@ -246,6 +280,11 @@ function sharedOf(context: IExecuteFunctions): Shared {
 	const fresh: Shared = {};
 	flow[FLOW_KEY] = fresh as IDataObject;
 	return fresh;
+}
+
+/** The execution's anchor of the keys of agent calls without a Business Reference: every Money tool of the execution keys the same payment alike. */
+export function toolCallAnchor(context: IExecuteFunctions): string {
+	return (sharedOf(context).anchor ??= randomUUID());
 }
 
 const turns = new WeakMap<object, Promise<unknown>>();
@@ -262,36 +301,41 @@ export async function oneAtATime<T>(context: IExecuteFunctions, work: () => Prom
 	return await mine;
 }
 
-/** The mandate of a create the node runs as an agent's tool: each call decided before its request. */
+/** The mandate of a create the node runs as an agent's tool: each call decided before its request, its send recorded for the execution's later calls. */
 export class Mandate {
+	private readonly shared: Shared;
+
 	constructor(
 		private readonly context: IExecuteFunctions,
 		private readonly resource: TransactionResource,
-		private readonly memory: NodeMemory,
 		/** The creates of the list from `since` on, read whole. */
 		private readonly readSince: (since: string, itemIndex: number) => Promise<IDataObject[]>,
-	) {}
+	) {
+		this.shared = sharedOf(context);
+	}
 
-	/** The body to send under `key`, tagged, with its verdict; or why the call is refused. */
-	async decide(itemIndex: number, key: string, body: IDataObject, now: number): Promise<{ error: NodeError } | { body: IDataObject; verdict: MandateVerdict }> {
-		const { context, resource, memory } = this;
+	/**
+	 * The body to send under `key`, tagged, with its verdict; or why the call is refused.
+	 * `uncertainUnderKey`: the key holds an earlier send with other values whose outcome is unknown.
+	 */
+	async decide(itemIndex: number, key: string, body: IDataObject, now: number, uncertainUnderKey = false): Promise<{ error: NodeError } | { body: IDataObject; verdict: MandateVerdict }> {
+		const { context, resource, shared } = this;
 		const node = context.getNode();
 		const terms = mandateTermsOf(context, itemIndex);
 		if (!('perPayment' in terms)) return { error: terms };
 		const amount = body.amount as number;
-		const shared = sharedOf(context);
-		const party = partyKey(partyOf(resource, body));
+		const party = partyKeyOf(resource, body);
 		const broken = termsBroken(resource, terms, body, now);
 		if (shared.refusedParties?.includes(party)) broken.push(`a ${resource} involving ${partyOf(resource, body)} was refused earlier in this execution`);
+		if (uncertainUnderKey) broken.push('an earlier payment under this Business Reference, with other values, may have been made (its outcome is not known)');
 		const movement = stableStringify(movementOf(resource, body));
-		const sends = memory.sends().filter(([sentKey, sent]) => sentKey !== key && isAgentBody(sent.body) && (sent.accepted ?? sent.uncertain) !== undefined);
-		const same = sends.find(([, sent]) => stableStringify(movementOf(resource, sent.body)) === movement);
-		if (same) broken.push(`the same payment was made earlier in this execution (reference ${String(same[1].accepted?.reference ?? 'unknown: its outcome is not known')}); a second one needs a person`);
+		const sends = (shared.sends ?? []).filter((send) => send.resource === resource && send.key !== key);
+		const same = sends.find((send) => send.movement === movement);
+		if (same) broken.push(`the same payment was made earlier in this execution (reference ${same.reference ?? 'not known yet'}); a second one needs a person`);
 		let spent: Spending | undefined;
 		if (terms.per24Hours > 0) {
 			try {
-				const own = sends.map(([sentKey, sent]) => ({ key: sentKey, amount: Number(sent.body.amount) || 0 }));
-				spent = spendingOf(await this.readSince(dayStart(now), itemIndex), own, key);
+				spent = spendingOf(await this.readSince(dayStart(now), itemIndex), sends, key);
 			} catch (error) {
 				const message = `Refused, nothing was ${resource === 'payout' ? 'paid' : 'charged'}: the total of the last 24 hours could not be read from the Money API (${(error as Error).message}). Try again later.`;
 				return { error: notSent(node, itemIndex, message, 'The mandate counts the last 24 hours from the API before each agent create (docs/agents.md).') };
@@ -328,7 +372,23 @@ export class Mandate {
 			...(spent ? { [AGENT_METADATA.spentBefore]: String(spent.total) } : {}),
 			...(review ? { [AGENT_METADATA.review]: `${review.node} run ${review.run + 1}, approved at ${review.responded_at}` } : {}),
 		};
+		this.record(key, 'under way', { movement, amount });
 		return { body: { ...body, metadata }, verdict };
+	}
+
+	/** What became of the send under `key` (refused: it moved nothing and counts no more). */
+	record(key: string, outcome: AgentSend['outcome'] | 'refused', first?: { movement: string; amount: number }, reference?: string): void {
+		const sends = (this.shared.sends ??= []);
+		const index = sends.findIndex((send) => send.resource === this.resource && send.key === key);
+		if (outcome === 'refused') {
+			if (index >= 0) sends.splice(index, 1);
+			return;
+		}
+		const known = index >= 0 ? sends[index] : undefined;
+		if (!known && !first) return;
+		const send: AgentSend = { key, resource: this.resource, movement: known?.movement ?? first!.movement, amount: known?.amount ?? first!.amount, outcome, ...(reference ? { reference } : {}) };
+		if (index >= 0) sends[index] = send;
+		else sends.push(send);
 	}
 }
 

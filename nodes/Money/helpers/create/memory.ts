@@ -93,6 +93,15 @@ export function businessReferenceKey(resource: TransactionResource, businessRefe
 }
 
 /**
+ * The idempotency key of an agent's call without a Business Reference: of the payment it asks for
+ * (`movement`, mandate.ts) and the execution's anchor shared by its Money tools, so the same call
+ * made again in the execution, through any of them, is the same payment (docs/agents.md).
+ */
+export function toolCallKey(anchor: string, resource: TransactionResource, movement: unknown[]): string {
+	return uuidFromText(stableStringify([DERIVATION_LABEL, 'tool', resource, anchor, movement]));
+}
+
+/**
  * The API client a create goes to, as errors name it: the Money API keeps idempotency keys per
  * client. `client <id> at <base URL>`, or `API key <first 16 hex digits of its SHA-256> at <base URL>`.
  */
@@ -186,21 +195,10 @@ export class NodeMemory {
 	/**
 	 * The idempotency key of a row (docs/decisions.md#d4): of the resource and its Business Reference,
 	 * or without one of the row's place (the run anchor, the run index, the item), never of what the row carries.
-	 * An agent's call without one is keyed by the payment it asks for (`movement`, mandate.ts) within
-	 * the execution: the same call made again in the execution is the same payment (docs/agents.md).
 	 */
-	keyOf(resource: TransactionResource, businessReference: string, runIndex: number, itemIndex: number, movement?: unknown[]): string {
+	keyOf(resource: TransactionResource, businessReference: string, runIndex: number, itemIndex: number): string {
 		if (businessReference !== '') return businessReferenceKey(resource, businessReference);
-		if (movement) return uuidFromText(stableStringify([DERIVATION_LABEL, 'tool', resource, this.stored.anchor, movement]));
 		return uuidFromText(stableStringify([DERIVATION_LABEL, 'run', resource, this.stored.anchor, runIndex, itemIndex]));
-	}
-
-	/** Every send this execution holds, by key. */
-	sends(): Array<[string, SentCreate]> {
-		return Object.keys(this.stored.sent ?? {}).flatMap((key) => {
-			const entry = this.entry(key);
-			return entry ? [[key, entry] as [string, SentCreate]] : [];
-		});
 	}
 
 	/** The identity of the first run of this run index in the execution, if it sent anything. */

@@ -1,4 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INode, ITaskData } from 'n8n-workflow';
+import { nodeNameToToolName } from 'n8n-workflow';
 
 import { stableStringify } from './memory';
 
@@ -9,8 +10,8 @@ import { stableStringify } from './memory';
  * second gated call of the same model turn, also runs the tool with whatever `approved` the model
  * put in its arguments. So the call is taken as approved only when the node it came from is a
  * review node (type `…HitlTool`) with a run whose output is a person's click and nothing else,
- * `{ data: { approved: true, respondedAt } }`, for exactly these arguments, and that run was not
- * used by an earlier call. The run data is read from the execution context's `workflow` and
+ * `{ data: { approved: true, respondedAt } }`, for this tool and exactly these arguments, and that
+ * run was not used by an earlier call. The run data is read from the execution context's `workflow` and
  * `runExecutionData`, which n8n does not declare to nodes: when they are missing, nothing is
  * approved.
  */
@@ -52,11 +53,13 @@ export function approvalsOf(context: IExecuteFunctions, itemIndex: number): Appr
 	if (!view.workflow?.getNode?.(reviewer)?.type.endsWith('HitlTool')) return [];
 	const args = context.getInputData()[itemIndex]?.json ?? {};
 	const names = argumentNames(context.getNode());
+	const tool = nodeNameToToolName(context.getNode());
 	const approvals: Approval[] = [];
 	for (const [run, task] of (view.runExecutionData?.resultData?.runData?.[reviewer] ?? []).entries()) {
 		const respondedAt = clickOf(task);
-		const reviewed = task.inputOverride?.ai_tool?.[0]?.[0]?.json?.toolParameters;
-		if (respondedAt === undefined || !isObject(reviewed)) continue;
+		const input = task.inputOverride?.ai_tool?.[0]?.[0]?.json;
+		const reviewed = input?.toolParameters;
+		if (respondedAt === undefined || !isObject(reviewed) || input?.tool !== tool) continue;
 		const compared = new Set([...names, ...Object.keys(reviewed)]);
 		if ([...compared].every((name) => stableStringify(args[name]) === stableStringify(reviewed[name]))) approvals.push({ node: reviewer, run, responded_at: respondedAt });
 	}

@@ -7,8 +7,8 @@ import { readWindow } from '../../../transport/listRead';
 import { callSettingsOf, cancelSignalOf, type CreateOutcome, type MoneyApiAnswer, moneyApiCreate, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
 import { fieldError } from '../validation';
 import { describeStop, Gate, walletFromAccount, type WalletBalance } from './gate';
-import { isToolCall, Mandate, type MandateVerdict, movementOf, oneAtATime } from './mandate';
-import { apiClientOf, NodeMemory, type Prior } from './memory';
+import { isAgentBody, isToolCall, Mandate, type MandateVerdict, movementOf, oneAtATime, toolCallAnchor } from './mandate';
+import { apiClientOf, NodeMemory, type Prior, toolCallKey } from './memory';
 import { classifyRefusal, durationText, minimumPacedDurationMs, pacingSettings, VelocityPacer } from './pacing';
 import { pinForRequest } from './pin';
 import { approvalOf, planOf } from './plan';
@@ -17,7 +17,7 @@ import { type CreateRow, readRows } from './rows';
 import { withFinalStatus } from './waitForFinal';
 
 /** What an agent reads beside a replayed payment. */
-const TOOL_REPLAY_NOTE = 'No new payment: this is the payment this execution made earlier for the same call. To pay the same again on purpose, give it its own Business Reference.';
+const TOOL_REPLAY_NOTE = 'No new payment was made: the Money API already holds this payment (its reference is above). A second identical payment needs a person.';
 
 /** A progress line every this many items, and at the last one, on runs of at least that size. */
 const PROGRESS_EVERY = 10;
@@ -139,13 +139,14 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 	memory.makeAnchor();
 	const runIndex = context.getWorkflowDataProxy(0).$thisRunIndex;
 	const tool = isToolCall(context);
-	const movement = (row: CreateRow) => (tool && row.body ? movementOf(resource, row.body) : undefined);
-	const keys = rows.map((row) => memory.keyOf(resource, row.businessReference, runIndex, row.itemIndex, movement(row)));
+	const keyOf = (row: CreateRow, businessReference: string, itemIndex: number) =>
+		tool && businessReference === '' && row.body ? toolCallKey(toolCallAnchor(context), resource, movementOf(resource, row.body)) : memory.keyOf(resource, businessReference, runIndex, itemIndex);
+	const keys = rows.map((row) => keyOf(row, row.businessReference, row.itemIndex));
 	// The key each row went under in the first run of this run index: another when a Retry maps another Business Reference (the gate refuses that run).
 	const firstReferences = memory.firstIdentity(runIndex)?.references ?? {};
 	const firstKeys = rows.map((row, index) => {
 		const was = firstReferences[index];
-		return was === undefined || was === (row.businessReference || null) ? keys[index] : memory.keyOf(resource, was ?? '', runIndex, index, movement(row));
+		return was === undefined || was === (row.businessReference || null) ? keys[index] : keyOf(row, was ?? '', index);
 	});
 	const plan = planOf(resource, typeof client === 'string' ? client : '', rows, keys);
 	const approval = typeof client === 'string' ? approvalOf(context, resource, plan, rows, memory.firstIdentity(runIndex)?.approvedPlan) : {};
@@ -163,7 +164,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		const words = { transactions: `${resource}s`, window: 'in the last 24 hours' };
 		return (await readWindow.call(context, listRoute(resource), {}, { start: since, end: null }, words, { itemIndex, ...callSettingsOf(runOptions), credential })).envelopes;
 	};
-	const mandate = tool && previewSwitch !== true ? new Mandate(context, resource, memory, readSince) : undefined;
+	const mandate = tool && previewSwitch !== true ? new Mandate(context, resource, readSince) : undefined;
 	const preview = previewSwitch === true ? new Preview(context, resource, settings, resource === 'payout' ? await readAccount() : undefined, defaultKeysKnown, plan) : undefined;
 	const io: CreateIO = preview ?? {
 		post: async (row, body, key, pin) =>
@@ -281,9 +282,10 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		if (refusal || !body) return { error: refusal ?? (row.error as NodeError) };
 		let sent = body;
 		let agent: { mandate: MandateVerdict } | undefined;
-		// A resend under a key this execution holds goes as first decided: it cannot pay twice, and its tags were set then.
-		if (mandate && !prior.entry) {
-			const decided = await mandate.decide(row.itemIndex, key, body, io.now());
+		// A resend of the body first sent under the key goes as first decided: it cannot pay twice, and its tags were set then.
+		const asFirstSent = prior.uncertain !== undefined && isAgentBody(body);
+		if (mandate && !asFirstSent) {
+			const decided = await mandate.decide(row.itemIndex, key, body, io.now(), prior.uncertain !== undefined);
 			if ('error' in decided) return decided;
 			agent = { mandate: decided.verdict };
 			sent = decided.body;
@@ -297,20 +299,26 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			io.announce(`Money payout run: ${rows.length} payouts at the velocity limit of ${limit} per ${windowMs / 1000} s take at least ${durationText(minimumPacedDurationMs(rows.length, settings.velocity))}`);
 		}
 		started = true;
+		const notSentNow = (error: NodeError): Created => {
+			mandate?.record(key, 'refused');
+			return failed(error);
+		};
 		const held = gate.holdOf(row);
-		if (held) return failed(held);
+		if (held) return notSentNow(held);
 		gate.bind();
 		const pin = pinFor(row, key);
-		if (typeof pin !== 'string') return failed(pin);
+		if (typeof pin !== 'string') return notSentNow(pin);
 		const outcome = await postPaced(row, sent, key, pin, prior, underWay);
 		underWay.now = false;
 		if (outcome.kind !== 'accepted') {
 			memory.record(key, sent, outcome.kind === 'unknown' ? { uncertain: `${outcome.unanswered} in execution ${context.getExecutionId()}` } : 'refused', prior);
+			mandate?.record(key, outcome.kind === 'unknown' ? 'uncertain' : 'refused');
 			return failed(outcome.error);
 		}
 		const acknowledgement = { ...outcome.answer.body };
 		delete acknowledgement.success;
 		memory.record(key, sent, { accepted: acknowledgement }, prior);
+		mandate?.record(key, 'accepted', undefined, String(acknowledgement.reference));
 		if (isReplay(outcome.answer) && prior.uncertain === undefined && outcome.answer.unanswered === undefined) return replayed(acknowledgement);
 		// An accepted create is PENDING (docs/decisions.md#d8-output).
 		const { reference, ...rest } = acknowledgement;

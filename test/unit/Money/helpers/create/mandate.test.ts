@@ -1,7 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { AGENT_METADATA, dayLimitBroken, Mandate, type MandateTerms, movementOf, partyKey, spendingOf, termsBroken } from '../../../../../nodes/Money/helpers/create/mandate';
-import { NodeMemory } from '../../../../../nodes/Money/helpers/create/memory';
 
 const NOW = Date.parse('2026-12-06T12:00:00Z');
 const HOUR = 3_600_000;
@@ -47,15 +46,14 @@ describe('an agent mandate', () => {
 			expect(spendingOf(listed, [], 'call')).toEqual({ total: 300, unmarked: 2 });
 		});
 
-		it("adds this execution's sends the list does not show yet, once, and leaves out the call's own key when it resends it", () => {
+		it("adds this execution's sends the list does not show yet, once, and counts a listed create under the call's own key", () => {
 			const listed = [row(100, 1, agent('k1')), row(250, 1, agent('call'))];
 			const own = [
 				{ key: 'k1', amount: 100 },
 				{ key: 'k9', amount: 900 },
 				{ key: 'call', amount: 250 },
 			];
-			expect(spendingOf(listed, own, 'call')).toEqual({ total: 1000, unmarked: 0 });
-			expect(spendingOf(listed, own.slice(0, 2), 'call')).toEqual({ total: 1250, unmarked: 0 });
+			expect(spendingOf(listed, own, 'call')).toEqual({ total: 1250, unmarked: 0 });
 		});
 
 		it('counts a row whose metadata is not an object, and fails on an amount it cannot read', () => {
@@ -95,9 +93,11 @@ describe('an agent mandate', () => {
 	});
 
 	describe('one payment written two ways', () => {
-		it('is one party: a phone in any international form, an account identifier in any case', () => {
-			expect(['+22890000001', '0022890000001', '22890000001', '+228 90 00 00 01'].map(partyKey)).toEqual(Array(4).fill('22890000001'));
-			expect(partyKey(' gm-1002 ')).toBe(partyKey('GM-1002'));
+		it('is one party: a phone in any international form; an account identifier as written', () => {
+			expect(['+22890000001', '0022890000001', '22890000001', '+228 90 00 00 01'].map((phone) => partyKey(phone, 'phone'))).toEqual(Array(4).fill('22890000001'));
+			expect(partyKey(' GM-1002 ', 'gm_account')).toBe('GM-1002');
+			expect(partyKey('gm-1002', 'gm_account')).not.toBe(partyKey('GM-1002', 'gm_account'));
+			expect(partyKey('0012345678', 'gm_account')).not.toBe(partyKey('12345678', 'gm_account'));
 		});
 
 		it('is one movement; another amount, party, currency or channel is another', () => {
@@ -110,16 +110,18 @@ describe('an agent mandate', () => {
 			expect(same(body, { ...body, currency: 'XAF' })).toBe(false);
 		});
 
-		it('passes the allowed list only as a phone number in another form, never as another case', () => {
+		it('passes the allowed list only as a phone number in another form, never an account in another form', () => {
 			expect(termsBroken('payout', terms({ parties: ['+22890000001'] }), { ...body, beneficiary_identifier: { identifier: '0022890000001', type: 'phone' } }, NOW)).toEqual([]);
 			expect(termsBroken('payout', terms({ parties: ['gm-1'] }), body, NOW)).toEqual(["GM-1 is not among the mandate's allowed beneficiaries"]);
+			const numeric = { ...body, beneficiary_identifier: { identifier: '12345678', type: 'gm_account' } };
+			expect(termsBroken('payout', terms({ parties: ['0012345678'] }), numeric, NOW)).toEqual(["12345678 is not among the mandate's allowed beneficiaries"]);
 		});
 	});
 });
 
 describe("a person's approval in Human review", () => {
 	const flow: IDataObject = {};
-	const click = { data: { ai_tool: [[{ json: { data: { approved: true, respondedAt: '2026-12-06T12:00:00.000Z' } } }]] }, inputOverride: { ai_tool: [[{ json: { toolParameters: { amount: 5000 } } }]] } };
+	const click = { data: { ai_tool: [[{ json: { data: { approved: true, respondedAt: '2026-12-06T12:00:00.000Z' } } }]] }, inputOverride: { ai_tool: [[{ json: { tool: 'Pay_supplier', toolParameters: { amount: 5000 } } }]] } };
 	/** A call of the tool node `name`, beyond its mandate (maximum 1000), through the review node's one approved run. */
 	const callOf = (name: string) =>
 		({
@@ -133,15 +135,11 @@ describe("a person's approval in Human review", () => {
 			workflow: { getNode: () => ({ type: 'n8n-nodes-base.emailSendHitlTool' }) },
 			runExecutionData: { resultData: { runData: { 'Human review': [click] } } },
 		}) as unknown as IExecuteFunctions;
-	const memoryOf = (context: IExecuteFunctions) => NodeMemory.of({ ...context, getContext: () => ({}), getMode: () => 'webhook' } as unknown as IExecuteFunctions);
-	const decide = async (name: string, key: string) => {
-		const context = callOf(name);
-		return await new Mandate(context, 'payout', memoryOf(context), async () => []).decide(0, key, { ...body, amount: 5000 }, NOW);
-	};
+	const decide = async (name: string, key: string) => await new Mandate(callOf(name), 'payout', async () => []).decide(0, key, { ...body, amount: 5000 }, NOW);
 
-	it('pays one call beyond the mandate, and its resend, but no call of another Money tool behind the same review', async () => {
-		expect(await decide('Pay supplier', 'key-a')).toMatchObject({ verdict: { verdict: 'approved in review', review: { node: 'Human review', run: 0 } } });
-		expect(await decide('Pay supplier', 'key-a')).toMatchObject({ verdict: { verdict: 'approved in review' } });
+	it('pays the call it approved, but no other call, through another Money tool behind the same review or under another key', async () => {
 		expect(String(((await decide('Pay driver', 'key-b')) as { error: Error }).error.message)).toContain('did not come through an approved review');
+		expect(await decide('Pay supplier', 'key-a')).toMatchObject({ verdict: { verdict: 'approved in review', review: { node: 'Human review', run: 0 } } });
+		expect(String(((await decide('Pay supplier', 'key-c')) as { error: Error }).error.message)).toContain('did not come through an approved review');
 	});
 });

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 import type { IDataObject, IExecuteFunctions, INode, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { apiClientOf, businessReferenceKey, movementChanges, NodeMemory, stableStringify, uuidFromText } from '../../../../../nodes/Money/helpers/create/memory';
+import { apiClientOf, businessReferenceKey, movementChanges, NodeMemory, stableStringify, toolCallKey, uuidFromText } from '../../../../../nodes/Money/helpers/create/memory';
 
 const node: INode = { id: 'n1', name: 'Pay', type: 'n8n-nodes-money.money', typeVersion: 1, position: [0, 0], parameters: {} };
 const UUID_V5 = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -64,14 +64,14 @@ describe('idempotency keys (D4)', () => {
 		expect(anchored().keyOf('charge', '', 0, 0)).not.toBe(key);
 	});
 
-	it("of an agent's call without a Business Reference, depends on the run anchor and the payment it asks for, not on its place", () => {
-		const movement = [700, 'XOF', 'platform', 'gm_account', 'GM-1', null, null];
-		const key = anchored().keyOf('payout', '', 0, 0, movement);
+	it("of an agent's call without a Business Reference, depends on the execution's anchor and the payment it asks for, not on its place", () => {
+		const movement = [700, 'XOF', 'platform', 'gm_account:GM-1', null, null];
+		const key = toolCallKey('anchor-1', 'payout', movement);
 		expect(key).toMatch(UUID_V5);
-		expect(anchored().keyOf('payout', '', 3, 1, [...movement])).toBe(key);
-		expect(anchored().keyOf('payout', '', 0, 0, [701, ...movement.slice(1)])).not.toBe(key);
-		expect(NodeMemory.of(nodeRun({ nodeContext: { money: { anchor: 'anchor-2' } } })).keyOf('payout', '', 0, 0, movement)).not.toBe(key);
-		expect(anchored().keyOf('payout', 'order-1', 0, 0, movement)).toBe(businessReferenceKey('payout', 'order-1'));
+		expect(toolCallKey('anchor-1', 'payout', [...movement])).toBe(key);
+		expect(toolCallKey('anchor-1', 'payout', [701, ...movement.slice(1)])).not.toBe(key);
+		expect(toolCallKey('anchor-2', 'payout', movement)).not.toBe(key);
+		expect(toolCallKey('anchor-1', 'charge', movement)).not.toBe(key);
 	});
 
 	it('depends only on resource and business reference when one is given', () => {
@@ -333,18 +333,5 @@ describe("a run's memory as 1.0.0 stored it with the execution", () => {
 		expect(neither).not.toHaveProperty('uncertain');
 		memory.record('kc', again, 'refused', neither);
 		expect(memory.prior('payout', 'kc', again).body).toEqual(body);
-	});
-});
-
-describe("an agent's calls in one execution", () => {
-	it('lists every send it holds, by key', () => {
-		const memory = NodeMemory.of(nodeRun());
-		const body = { amount: 1 };
-		memory.sending('k1', body, memory.prior('payout', 'k1', body), 'no answer in execution 1');
-		memory.record('k2', body, { accepted: { reference: 'po_2' } }, memory.prior('payout', 'k2', body));
-		expect(memory.sends().map(([key, sent]) => [key, sent.accepted ?? sent.uncertain])).toEqual([
-			['k1', 'no answer in execution 1'],
-			['k2', { reference: 'po_2' }],
-		]);
 	});
 });

@@ -4,13 +4,13 @@ import { approvalsOf } from '../../../../../nodes/Money/helpers/create/review';
 
 const ARGS = { amount: 60000, beneficiary: 'GM-1002' };
 const click = (approved = true): IDataObject => ({ data: { approved, respondedAt: '2026-12-06T12:00:00.000Z' } });
-const run = (output: IDataObject, reviewed: IDataObject = ARGS): ITaskData =>
-	({ data: { ai_tool: [[{ json: output }]] }, inputOverride: { ai_tool: [[{ json: { tool: 'Pay', toolParameters: reviewed } }]] } }) as unknown as ITaskData;
+const run = (output: IDataObject, reviewed: IDataObject = ARGS, tool = 'Pay_supplier'): ITaskData =>
+	({ data: { ai_tool: [[{ json: output }]] }, inputOverride: { ai_tool: [[{ json: { tool, toolParameters: reviewed } }]] } }) as unknown as ITaskData;
 
 /** A tool call as n8n's engine runs it: the node it came from, that node's type and runs, the call's input. */
 function call({ from = 'Human review', type = 'n8n-nodes-base.emailSendHitlTool', runs = [run(click())], args = ARGS, undeclared = true } = {}): IExecuteFunctions {
 	const context = {
-		getNode: () => ({ name: 'Pay', type: 'n8n-nodes-money.moneyTool', parameters: { amount: "={{ $fromAI('amount') }}", beneficiaryIdentifier: "={{ $fromAI('beneficiary') }}" } }) as unknown as INode,
+		getNode: () => ({ name: 'Pay supplier', type: 'n8n-nodes-money.moneyTool', parameters: { amount: "={{ $fromAI('amount') }}", beneficiaryIdentifier: "={{ $fromAI('beneficiary') }}" } }) as unknown as INode,
 		getExecuteData: () => ({ source: { main: [{ previousNode: from }] } }),
 		getInputData: () => [{ json: { chatInput: 'pay', tool: 'Pay', ...args, toolCallId: 'call_1' } }],
 	};
@@ -35,6 +35,7 @@ describe('an approved Human review', () => {
 		['a review of other parameters', call({ runs: [run(click(), { ...ARGS, amount: 6000 })] })],
 		['a review that did not show an argument the tool takes', call({ runs: [run(click(), { amount: ARGS.amount })] })],
 		['a review of an argument the call does not give', call({ runs: [run(click(), { ...ARGS, note: 'x' })] })],
+		['a review given for another tool with the same arguments', call({ runs: [run(click(), ARGS, 'Charge_customer')] })],
 		['an n8n that does not expose the run data', call({ undeclared: false })],
 	])('is not %s', (_name, context) => {
 		expect(approvalsOf(context, 0)).toEqual([]);

@@ -469,3 +469,87 @@ describe("an agent's calls the AI Agent makes at once (its versions before 3 run
 		expect(split.slice(1).every((each) => each.includes('refused earlier in this execution'))).toBe(true);
 	});
 });
+
+/** One execution of an agent with Money tools: each tool's node context and the flow context kept across the calls, as n8n does; each call a run of its own. */
+function agentExecution(answer: (body: IDataObject, n: number) => { statusCode: number; body: unknown; headers?: IDataObject } = (_body, n) => ({ statusCode: 201, body: { success: true, reference: `po_${n}` } })) {
+	const nodeContexts: Record<string, IDataObject> = {};
+	const flowContext: IDataObject = {};
+	const posted: IDataObject[] = [];
+	/** The API's idempotency: a key it acknowledged is answered again from its record. */
+	const acknowledged = new Map<string, IDataObject>();
+	const runs: Record<string, number> = {};
+	const call = async (name: string, args: IDataObject) => {
+		const parameters: IDataObject = {
+			...ROW.payout,
+			amount: 500,
+			requireBusinessReference: false,
+			allowMoneyMovementInToolMode: true,
+			maxAmountInToolMode: 1000,
+			allowedPartiesInToolMode: 'GM-1002',
+			options: { maxRetries: 0 },
+			...args,
+		};
+		const runIndex = (runs[name] = (runs[name] ?? -1) + 1);
+		const context = {
+			getMode: () => 'webhook',
+			getNode: () => ({ ...node, name, type: 'n8n-nodes-money.moneyTool', parameters }),
+			getInputData: () => [{ json: {} }],
+			getNodeParameter: (parameter: string, _itemIndex: number, fallback?: unknown) => parameters[parameter] ?? fallback,
+			getContext: (type: string) => (type === 'flow' ? flowContext : (nodeContexts[name] ??= {})),
+			getWorkflowDataProxy: () => ({ $thisRunIndex: runIndex }),
+			getCredentials: async () => ({ authentication: 'clientCredentials', clientId: 'c1', baseUrl: 'https://api.example.com', walletPinSecret: '1234' }),
+			getExecutionId: () => '1',
+			getTimezone: () => 'UTC',
+			continueOnFail: () => false,
+			logger: { info: () => {}, debug: () => {}, warn: () => {} },
+			helpers: {
+				httpRequestWithAuthentication: async (_type: string, options: IHttpRequestOptions) => {
+					const key = String((options.headers as IDataObject)['idempotency-key']);
+					posted.push(options.body as IDataObject);
+					const made = acknowledged.get(key);
+					if (made) return { statusCode: 201, headers: { 'idempotent-replayed': 'true' }, body: made };
+					const answered = answer(options.body as IDataObject, posted.length);
+					if (answered.statusCode === 201) acknowledged.set(key, answered.body as IDataObject);
+					return { headers: {}, ...answered };
+				},
+			},
+		} as unknown as IExecuteFunctions;
+		const run = await startCreateRun(context, 'payout');
+		return await run.execute(0).then(
+			(items) => items[0].json,
+			(error: Error): IDataObject => ({ error: error.message }),
+		);
+	};
+	return { call, posted };
+}
+
+describe("an agent's calls in one execution, read as an adversary", () => {
+	it('decides a new payment under the Business Reference of an unknown outcome by the mandate, and refuses it', async () => {
+		const { call, posted } = agentExecution((_body, n) => (n === 1 ? { statusCode: 502, body: '<html>bad gateway</html>' } : { statusCode: 201, body: { success: true, reference: 'po_2' } }));
+		expect(String((await call('Pay', { businessReference: 'INV-77' })).error)).toContain('may have been made');
+		const other = await call('Pay', { businessReference: 'INV-77', amount: 900_000, beneficiaryIdentifier: 'GM-6666' });
+		expect(String(other.error)).toContain('Refused by the agent mandate');
+		expect(String(other.error)).toContain('may have been made (its outcome is not known)');
+		expect(posted).toHaveLength(1);
+	});
+
+	it('sends the same payment again under the key of its unknown outcome, as first decided', async () => {
+		const { call, posted } = agentExecution((_body, n) => (n === 1 ? { statusCode: 502, body: '<html>bad gateway</html>' } : { statusCode: 201, body: { success: true, reference: 'po_2' } }));
+		await call('Pay', { businessReference: 'INV-78' });
+		expect(await call('Pay', { businessReference: 'INV-78', additionalFields: { message: 'again' } })).toMatchObject({ outcome: 'created', earlier_attempt: expect.any(String) });
+		expect(posted).toHaveLength(2);
+		expect(posted[1]).toEqual(posted[0]);
+	});
+
+	it.each([
+		['under another Business Reference', { businessReference: 'INV-42' }, { businessReference: '42' }],
+		['without a Business Reference', {}, {}],
+	])('pays the same payment through two Money tools once, %s', async (_name, first, second) => {
+		const { call, posted } = agentExecution();
+		expect((await call('Pay supplier', first)).outcome).toBe('created');
+		const again = await call('Pay driver', second);
+		expect(again.outcome === 'replayed' || String(again.error).includes('the same payment was made earlier in this execution')).toBe(true);
+		expect(posted.length).toBeLessThanOrEqual(2);
+		expect(new Set(posted.map((body) => (body.metadata as IDataObject).n8n_agent_key)).size).toBe(1);
+	});
+});
