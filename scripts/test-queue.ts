@@ -23,6 +23,7 @@ import { oneLine, report, runMain, say } from './output';
 import { refreshDocs } from './docs/write';
 import { REPO, writeJson } from './queue/helpers';
 import type { ScenarioReport } from './queue/context';
+import { agentDayAcrossWorkers } from './queue/scenario-agent';
 import { triggerBackstop } from './queue/scenario-backstop';
 import { killDuringRun } from './queue/scenario-kill';
 import { faultyRun } from './queue/scenario-payouts';
@@ -99,6 +100,7 @@ async function main(): Promise<number> {
 			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],
 			['a worker killed mid-run: n8n fails the execution, its Retry pays nothing twice, a re-send pays each Business Reference once', () => killDuringRun(ctx, { withReference: true })],
 			['a worker killed mid-run, default key: the Retry pays nothing twice (what a re-send does is reported)', () => killDuringRun(ctx, { withReference: false })],
+			["an AI Agent's Money tool in three executions through the webhook process, on both workers: Maximum per 24 Hours in Tool Mode, read from the API, holds across them, the third call refused before any request and the model told why", () => agentDayAcrossWorkers(ctx)],
 			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
 			['a sustained stream of Money Trigger events (concurrency 16, the sender retrying) on Postgres: every acknowledged event runs exactly once', () => sustainedStream(ctx)],
 			['300 distinct events at once, the webhook process restarted, each redelivered: every event runs once, the memory holds every status', () => burstRestartRedeliver(ctx, { events: 300, processes: 1 })],

@@ -2,10 +2,12 @@
  * Workflows of the queue-mode tier, built with the e2e tier's builders (test/e2e/workflows.ts).
  */
 
+import { agentNode, attachToAgent, payTool } from '../../test/e2e/agent';
 import { BENEFICIARY } from '../../test/e2e/case-setup';
 import {
 	chain,
 	credentialRef,
+	type CredentialRef,
 	money,
 	moneyTriggerParams,
 	moneyTriggerWithBackstop as withBackstop,
@@ -46,6 +48,19 @@ export function payoutBatch(id: string, path: string, { withReference }: { withR
 		options: { maxRetries: 10, retryBaseDelayMs: 100 },
 	});
 	return chain(id, `queue payouts ${path}`, [webhookStart('Batch', path), splitRows('Rows'), node.money('Pay', parameters)]);
+}
+
+/**
+ * A POST of `{prompt}` to /webhook/<path> starts the e2e tier's AI Agent with its scripted model
+ * (test/e2e/agent.ts), whose one tool `tool` is a Money tool paying from `cred`: Payout → Create,
+ * the model filling amount and beneficiary, no Business Reference required, and a Maximum per 24
+ * Hours in Tool Mode of `dayLimit`.
+ */
+export function agentPayouts(id: string, path: string, { tool, cred, dayLimit }: { tool: string; cred: CredentialRef; dayLimit: number }): Workflow {
+	return attachToAgent(chain(id, `queue AI Agent paying with the Money tool ${path}`, [webhookStart('Start', path), agentNode()]), {
+		responsesApi: true,
+		attached: [{ node: payTool(tool, { cred, withReference: false, mandate: { maxAmountPer24HoursInToolMode: dayLimit } }) }],
+	});
 }
 
 /** Money Trigger alone: each accepted delivery is one execution. */

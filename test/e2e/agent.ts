@@ -6,7 +6,8 @@
  * argument the model gives a `$fromAI(...)` parameter. On n8n 2.x some tools sit behind a Send
  * Email Human review whose mails go to agent/mail-sink.ts, where a check reads the review and
  * follows its approve or deny link. The model's script calls the tools; the checks read the
- * sandbox's ledger and what the tools told the model. Run by scripts/e2e.ts.
+ * sandbox's ledger and what the tools told the model. Run by scripts/e2e.ts; the queue-mode tier
+ * builds its agent workflow from the same nodes (scripts/queue/scenario-agent.ts).
  */
 
 import { strict as assert } from 'node:assert';
@@ -15,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 import { n8nVersion, type Execution, type Json } from '../../scripts/n8n';
 import { isSettled } from '../../scripts/n8n/api';
+import type { SandboxControlClient } from '../../sandbox/control/client';
 import { moneyCredentialFor } from '../../sandbox/control/credential';
 import { reviewLinks, startMailSink, type Mail, type MailSink } from './agent/mail-sink';
 import { SCRIPTED_MODEL, startModelServer, type ModelServer, type Step } from './agent/model-server';
@@ -23,8 +25,8 @@ import { amountSource, rerunTools, UNPACED_CREDENTIAL, until, webhookStart } fro
 import { CREDENTIAL_TYPE, money, node, TYPES, type CredentialRef, type Workflow, type WorkflowNode } from './workflows';
 
 const START = 'Start run';
-const AGENT = 'AI Agent';
-const CHAT_MODEL = 'OpenAI Chat Model';
+export const AGENT = 'AI Agent';
+export const CHAT_MODEL = 'OpenAI Chat Model';
 /** The Money tools' node names, which n8n also gives the model as the tools' names. */
 const PAY = 'Pay';
 const PAY_LISTED = 'PayListed';
@@ -39,15 +41,15 @@ const REVIEW = 'Review payment';
 const TIMED_REVIEW = 'Timed review';
 const HITL_EMAIL = 'n8n-nodes-base.emailSendHitlTool';
 /** Maximum Amount in Tool Mode of every Money tool (XOF). */
-const MAXIMUM = 50_000;
+export const MAXIMUM = 50_000;
 /** Maximum per 24 Hours in Tool Mode of PAY_DAY, whose API client only PAY_DAY pays from as an agent. */
 const DAY_LIMIT = 80_000;
 const EXPIRED_AT = '2025-01-01T00:00:00';
 const PAYOUT_ROUTE = 'post_money_v1_payout';
-const AGENT_VERDICT = 'n8n_agent_mandate';
-const OPENAI_CREDENTIAL = { id: 'e2eOpenAiScripted01', name: 'Scripted model on loopback (e2e)', type: 'openAiApi' };
+export const AGENT_VERDICT = 'n8n_agent_mandate';
+export const OPENAI_CREDENTIAL = { id: 'e2eOpenAiScripted01', name: 'Scripted model on loopback (e2e)', type: 'openAiApi' };
 /** The credential's key: the scripted model reads none. */
-const OPENAI_KEY = 'sk-e2e-scripted-model';
+export const OPENAI_KEY = 'sk-e2e-scripted-model';
 const SMTP_CREDENTIAL = { id: 'e2eSmtpMailSink0001', name: 'Mail sink on loopback (e2e)', type: 'smtp' };
 const smtpData = (port: number) => ({ host: '127.0.0.1', port, secure: false, disableStartTls: true, user: '', password: '' });
 const DAY_CREDENTIAL: CredentialRef = { id: 'e2eMoneyCredAgentDay', name: 'Money sandbox, second client, unpaced (e2e agent)' };
@@ -60,7 +62,7 @@ const REVIEW_MESSAGE = "=Pay {{ $tool.parameters.amount }} XOF\nto {{ String($to
 const onN8n1 = () => n8nVersion().startsWith('1.');
 
 /** The AI Agent: the newest version on each tested line (3.1 on 2.41; 1.123 has 3). */
-const agentNode = (): WorkflowNode => ({
+export const agentNode = (): WorkflowNode => ({
 	name: AGENT,
 	type: '@n8n/n8n-nodes-langchain.agent',
 	typeVersion: onN8n1() ? 3 : 3.1,
@@ -68,7 +70,7 @@ const agentNode = (): WorkflowNode => ({
 });
 
 /** OpenAI Chat Model 1.3, through the Responses API (its default) or Chat Completions. */
-const modelNode = (responsesApi: boolean): WorkflowNode => ({
+export const modelNode = (responsesApi: boolean): WorkflowNode => ({
 	name: CHAT_MODEL,
 	type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 	typeVersion: 1.3,
@@ -81,7 +83,7 @@ const modelNode = (responsesApi: boolean): WorkflowNode => ({
  * and (unless `withReference` is false, Require Business Reference then off) Business Reference;
  * Maximum Amount in Tool Mode MAXIMUM and the mandate's other terms from `mandate`.
  */
-function payTool(name: string, { mandate = {}, withReference = true, cred = UNPACED_CREDENTIAL, continueOnFail = false }: { mandate?: Record<string, unknown>; withReference?: boolean; cred?: CredentialRef; continueOnFail?: boolean } = {}): WorkflowNode {
+export function payTool(name: string, { mandate = {}, withReference = true, cred = UNPACED_CREDENTIAL, continueOnFail = false }: { mandate?: Record<string, unknown>; withReference?: boolean; cred?: CredentialRef; continueOnFail?: boolean } = {}): WorkflowNode {
 	const parameters = {
 		...money.create('payout', {
 			amount: "={{ $fromAI('amount', 'Amount in XOF, a whole number', 'number') }}",
@@ -119,9 +121,42 @@ function reviewNode(name: string, timeLimitMinutes?: number): WorkflowNode {
 }
 
 /** A tool of the agent, and the node its `ai_tool` output goes into (the agent, or a review node). */
-interface Attached {
+export interface Attached {
 	node: WorkflowNode;
 	into?: string;
+}
+
+/** Adds the chat model (Responses API or Chat Completions) and the `attached` tools to a workflow holding the AI Agent. */
+export function attachToAgent(workflow: Workflow, { responsesApi, attached }: { responsesApi: boolean; attached: Attached[] }): Workflow {
+	const subNodes = [modelNode(responsesApi), ...attached.map((each) => each.node)];
+	workflow.nodes.push(...subNodes.map((each, i) => ({ id: `${workflow.id}-s${i}`, position: [220 + i * 200, 240], ...each })));
+	workflow.connections[CHAT_MODEL] = { ai_languageModel: [[{ node: AGENT, type: 'ai_languageModel', index: 0 }]] };
+	for (const each of attached) workflow.connections[each.node.name] = { ai_tool: [[{ node: each.into ?? AGENT, type: 'ai_tool', index: 0 }]] };
+	return workflow;
+}
+
+const parsed = (output: string): Json => {
+	try {
+		return JSON.parse(output);
+	} catch {
+		return output;
+	}
+};
+
+/** The first item a tool result carries (the Money tool answers with its output items). */
+export const itemOf = (output: string): Json => {
+	const value = parsed(output);
+	return Array.isArray(value) ? value[0] : value;
+};
+
+/** The refusal the model reads (docs/agents.md): `broken` and `instead` are regular expression sources. */
+export const refusedWith = (broken: string, instead = '') =>
+	new RegExp(`^Refused by the agent mandate, nothing was paid: ${broken}\\. Do not call again with the same, a smaller or a split amount: for the rest of this execution every payout involving this party is refused\\. .*${instead}`);
+
+/** A sandbox client's agent payouts that count toward its 24 hours (docs/agents.md): tagged, not FAILED or CANCELLED. */
+export async function agentSpent(control: SandboxControlClient, clientId: string): Promise<{ total: number; rows: Json[] }> {
+	const rows = (await control.ledger(clientId)).payouts.filter((row) => row.metadata && row.metadata[AGENT_VERDICT] !== undefined && !['FAILED', 'CANCELLED'].includes(String(statusOf(row as Json))));
+	return { total: rows.reduce((sum, row) => sum + Math.abs(row.amount.value), 0), rows };
 }
 
 export function build(ctx: E2eContext): CasePart {
@@ -141,12 +176,7 @@ export function build(ctx: E2eContext): CasePart {
 		starts[key] = start.path;
 		const responds = answersAtOnce ? {} : { responseMode: 'lastNode', responseData: 'firstEntryJson' };
 		const trigger = { ...start.node, name: START, parameters: { ...start.node.parameters, ...responds } };
-		const workflow = wf(key, `e2e AI Agent paying with the Money tool (${key})`, [trigger, agentNode()]);
-		const subNodes = [modelNode(responsesApi), ...attached.map((each) => each.node)];
-		workflow.nodes.push(...subNodes.map((each, i) => ({ id: `${workflow.id}-s${i}`, position: [220 + i * 200, 240], ...each })));
-		workflow.connections[CHAT_MODEL] = { ai_languageModel: [[{ node: AGENT, type: 'ai_languageModel', index: 0 }]] };
-		for (const each of attached) workflow.connections[each.node.name] = { ai_tool: [[{ node: each.into ?? AGENT, type: 'ai_tool', index: 0 }]] };
-		return workflow;
+		return attachToAgent(wf(key, `e2e AI Agent paying with the Money tool (${key})`, [trigger, agentNode()]), { responsesApi, attached });
 	}
 	const review = { beyondMandateInToolMode: 'review' };
 	const workflows = [
@@ -254,29 +284,11 @@ export function build(ctx: E2eContext): CasePart {
 		JSON.stringify({ ...result, execution: { id: result.execution.id, status: result.execution.status, error: result.execution.data?.resultData?.error?.message }, ...extra });
 
 	const ledgerOf = async (value: number) => tools.ledgerRows('payout', [value]);
-	const parsed = (output: string): Json => {
-		try {
-			return JSON.parse(output);
-		} catch {
-			return output;
-		}
-	};
-	/** The first item a tool result carries (the Money tool answers with its output items). */
-	const itemOf = (output: string): Json => {
-		const value = parsed(output);
-		return Array.isArray(value) ? value[0] : value;
-	};
-	/** The refusal the model reads (docs/agents.md): `broken` and `instead` are regular expression sources. */
-	const refusedWith = (broken: string, instead = '') =>
-		new RegExp(`^Refused by the agent mandate, nothing was paid: ${broken}\\. Do not call again with the same, a smaller or a split amount: for the rest of this execution every payout involving this party is refused\\. .*${instead}`);
 	const UNREVIEWED = 'this call did not come through an approved review';
 	const aboveMaximum = (value: number) => `amount ${value} is above the maximum per payment of ${MAXIMUM}`;
 
-	/** The agent's payouts of the second client that count toward its 24 hours (docs/agents.md): tagged, not FAILED or CANCELLED. */
-	async function daySpent(): Promise<{ total: number; rows: Json[] }> {
-		const rows = (await control.ledger(second.clientId)).payouts.filter((row) => row.metadata && row.metadata[AGENT_VERDICT] !== undefined && !['FAILED', 'CANCELLED'].includes(String(statusOf(row as Json))));
-		return { total: rows.reduce((sum, row) => sum + Math.abs(row.amount.value), 0), rows };
-	}
+	/** The agent's payouts of the second client that count toward its 24 hours. */
+	const daySpent = () => agentSpent(control, second.clientId);
 
 	/** The second client's payouts of these amounts. */
 	const dayPayouts = async (amounts: number[]) => (await control.ledger(second.clientId)).payouts.filter((row) => amounts.includes(Math.abs(row.amount.value)));
