@@ -36,6 +36,8 @@ const PAY_OR_REVIEW = 'PayOrReview';
 const PAY_DAY = 'PayDay';
 const PAY_REVIEWED = 'PayReviewed';
 const PAY_TIMED = 'PayTimed';
+const PROPOSE = 'ProposePayout';
+const PAY_PLAN = 'Pay the approved plan';
 /** The Human review nodes (n8n 2.x) in front of PAY_REVIEWED and PAY_TIMED. */
 const REVIEW = 'Review payment';
 const TIMED_REVIEW = 'Timed review';
@@ -179,6 +181,25 @@ export function build(ctx: E2eContext): CasePart {
 		return attachToAgent(wf(key, `e2e AI Agent paying with the Money tool (${key})`, [trigger, agentNode()]), { responsesApi, attached });
 	}
 	const review = { beyondMandateInToolMode: 'review' };
+
+	/** A person's workflow (not the agent's): the payout the agent proposed, paid only as the plan its preview gave (Approved Plan). */
+	function planPaymentWorkflow(): Workflow {
+		const start = webhookStart('agent-plan');
+		starts.PayPlan = start.path;
+		const trigger = { ...start.node, name: START, parameters: { ...start.node.parameters, responseMode: 'lastNode', responseData: 'firstEntryJson' } };
+		const parameters = {
+			...money.create('payout', {
+				amount: '={{ $json.body.amount }}',
+				identifier: '={{ $json.body.beneficiary }}',
+				businessReference: '={{ $json.body.reference }}',
+				options: { approvedPlan: '={{ $json.body.plan }}', maxRetries: 0 },
+			}),
+		};
+		const pay = { ...node.money(PAY_PLAN, parameters, { cred: UNPACED_CREDENTIAL, continueOnFail: true }), position: [440, 0] };
+		const workflow = wf('PayPlan', 'e2e a payout an AI Agent proposed, paid by a person with Approved Plan', [trigger, pay]);
+		workflow.connections[START] = { main: [[{ node: PAY_PLAN, type: 'main', index: 0 }]] };
+		return workflow;
+	}
 	const workflows = [
 		agentWorkflow('Responses', { responsesApi: true, attached: [{ node: payTool(PAY) }] }),
 		agentWorkflow('Chat', { responsesApi: false, attached: [{ node: payTool(PAY, { continueOnFail: true }) }] }),
@@ -191,6 +212,8 @@ export function build(ctx: E2eContext): CasePart {
 				{ node: payTool(PAY_OR_REVIEW, { mandate: review }) },
 			],
 		}),
+		agentWorkflow('Propose', { responsesApi: true, attached: [{ node: payTool(PROPOSE, { mandate: { preview: true, allowMoneyMovementInToolMode: false } }) }] }),
+		planPaymentWorkflow(),
 		agentWorkflow('Day', { responsesApi: true, attached: [{ node: payTool(PAY_DAY, { cred: DAY_CREDENTIAL, mandate: { maxAmountPer24HoursInToolMode: DAY_LIMIT } }) }] }),
 		...(withReview
 			? [
@@ -322,7 +345,42 @@ export function build(ctx: E2eContext): CasePart {
 	/** A gated tool's call as n8n 2.x offers it to the model: the tool's own arguments, and the review's. */
 	const gatedCall = (tool: string, args: Record<string, unknown>, hitlParameters: Record<string, unknown> = {}) => ({ tool, args: { toolParameters: args, hitlParameters } });
 
+	/** Runs the person's paying workflow on a proposal and answers with its item. */
+	async function payPlan(body: Record<string, unknown>): Promise<Json> {
+		await ready();
+		const answer = await tools.withRoomyClient(async () => {
+			const res = await fetch(`${ctx.n8n.url}/webhook/${starts.PayPlan}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+			return { status: res.status, text: await res.text() };
+		});
+		assert.equal(answer.status, 200, answer.text.slice(0, 300));
+		return JSON.parse(answer.text);
+	}
+
 	const checks: Check[] = [
+		{
+			onN8n1: "n8n implements the agent's tool calls anew per line, and Approved Plan is the pack's on both",
+			name: 'AI Agent with the Money tool in Preview Only: the agent proposes a payout and is told its plan id, nothing is paid; a person pays it with Approved Plan once, and a changed amount under that plan is refused',
+			async fn() {
+				const tag = `propose-${run}`;
+				const value = amount();
+				const reference = `agent-plan-${run}-${value}`;
+				const result = await converse('Propose', tag, [{ call: [{ tool: PROPOSE, args: { amount: value, beneficiary: BENEFICIARY, businessReference: reference } }] }, { answer: 'Proposed; waiting for approval.' }], `Propose paying ${value} XOF to ${BENEFICIARY}.`);
+				ctx.note(`agent proposes a plan: ${summary(result)}`);
+				assert.equal(result.execution.status, 'success');
+				assert.equal(result.payoutRequests, 0);
+				assert.equal((await ledgerOf(value)).length, 0);
+				assert.equal(result.told.length, 1, JSON.stringify(result.told));
+				const proposal = itemOf(result.told[0].output);
+				assert.equal(proposal.preview, true, result.told[0].output);
+				assert.match(String(proposal.plan_id), /^plan-[0-9a-f]{40}$/, result.told[0].output);
+				const paid = await payPlan({ amount: value, beneficiary: BENEFICIARY, reference, plan: proposal.plan_id });
+				assert.equal(paid.outcome, 'created', JSON.stringify(paid));
+				assert.equal((await payPlan({ amount: value, beneficiary: BENEFICIARY, reference, plan: proposal.plan_id })).outcome, 'replayed');
+				const changed = await payPlan({ amount: value + 1, beneficiary: BENEFICIARY, reference, plan: proposal.plan_id });
+				assert.equal(changed.outcome, 'failed', JSON.stringify(changed));
+				assert.deepEqual([(await ledgerOf(value)).length, (await ledgerOf(value + 1)).length], [1, 0]);
+			},
+		},
 		{
 			onN8n1: "n8n implements the agent's tool calls anew per line (a tool node run by the engine, its output handed to the model, the engine's tool call id on its input)",
 			name: 'AI Agent with the Money tool: a payout within Maximum Amount in Tool Mode is made once, and the model is told its reference',

@@ -235,7 +235,7 @@ export function mandateRefusal(context: IExecuteFunctions, resource: Transaction
 	const instead =
 		terms.beyond === 'review'
 			? reviewMissing
-				? 'It can be paid only after a person approves this exact call in a Human review step in front of this tool; this call did not come through an approved review'
+				? "It can be paid only after a person approves this exact call in a Human review step in front of this tool (n8n 2.x; n8n 1.x has no Human review of tool calls); this call did not come through an approved review"
 				: 'Ask for it to be approved'
 			: 'Tell the user it needs a person: they can pay it themselves or raise the mandate';
 	const message = `Refused by the agent mandate, nothing was ${resource === 'payout' ? 'paid' : 'charged'}: ${broken.join('; ')}. Do not call again with the same, a smaller or a split amount: for the rest of this execution every ${resource} involving this party is refused. ${instead}.`;
