@@ -82,6 +82,9 @@ export const TIMESTAMP_TOLERANCE_SECONDS = 300;
 /** The metadata key under which creates store the Business Reference, so Reconcile can match a record that knows only its own order or payout ID. */
 export const BUSINESS_REFERENCE_METADATA_FIELD = 'n8n_business_reference';
 
+/** The metadata keys the pack writes on an agent's creates start with it (docs/agents.md); a person's Metadata may not. */
+export const AGENT_METADATA_PREFIX = 'n8n_agent_';
+
 export const MESSAGE_MAX_CHARACTERS = 255;
 export const DOCUMENT_MAX_BYTES = 2 * 1024 * 1024;
 export const LIST_PAGE_SIZE_MAX = 100;

@@ -1,6 +1,6 @@
 import type { IDataObject, INode, NodeOperationError } from 'n8n-workflow';
 
-import { ACCOUNT_TYPE_FIELD, ACCOUNT_TYPES, CHANNELS, CURRENCIES, DOCUMENT_MAX_BYTES, IDENTIFIER_TYPES, MESSAGE_MAX_CHARACTERS, PARTY_FIELD, type TransactionResource } from '../../api/values';
+import { ACCOUNT_TYPE_FIELD, ACCOUNT_TYPES, AGENT_METADATA_PREFIX, CHANNELS, CURRENCIES, DOCUMENT_MAX_BYTES, IDENTIFIER_TYPES, MESSAGE_MAX_CHARACTERS, PARTY_FIELD, type TransactionResource } from '../../api/values';
 import { notSent } from '../../transport/errors';
 
 /** A client-side rule a parameter breaks: the parameter, the API field, the rule. */
@@ -227,6 +227,9 @@ export function validateCreateInput(resource: TransactionResource, input: Create
 			}
 			if (key === '__proto__' || key === 'constructor' || key === 'prototype') {
 				return fail('additionalFields.metadata', 'Metadata', `metadata.${key}`, 'uses a reserved key name');
+			}
+			if (key.startsWith(AGENT_METADATA_PREFIX)) {
+				return fail('additionalFields.metadata', 'Metadata', `metadata.${key}`, `starts with ${AGENT_METADATA_PREFIX}, which the pack writes for an agent's creates (docs/agents.md)`);
 			}
 			metadata[key] = (entry.value ?? '') as IDataObject[string];
 		}

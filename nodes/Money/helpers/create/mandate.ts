@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { toIsoTimestamp } from '../../../api/time';
-import { ACCOUNT_TYPE_FIELD, PARTY_FIELD, type TransactionResource } from '../../../api/values';
+import { ACCOUNT_TYPE_FIELD, AGENT_METADATA_PREFIX, PARTY_FIELD, type TransactionResource } from '../../../api/values';
 import { amountOfEnvelope, statusOfEnvelope } from '../../../events/envelope';
 import { type NodeError, notSent } from '../../../transport/errors';
 import { fieldError } from '../validation';
@@ -19,11 +19,11 @@ import { approvalsOf } from './review';
 
 /** The metadata an agent's create carries: the verdict, the tool call, the 24-hour total before it, and its key. */
 export const AGENT_METADATA = {
-	verdict: 'n8n_agent_mandate',
-	call: 'n8n_agent_tool_call',
-	spentBefore: 'n8n_agent_spent_24h_before',
-	key: 'n8n_agent_key',
-	review: 'n8n_agent_review',
+	verdict: `${AGENT_METADATA_PREFIX}mandate`,
+	call: `${AGENT_METADATA_PREFIX}tool_call`,
+	spentBefore: `${AGENT_METADATA_PREFIX}spent_24h_before`,
+	key: `${AGENT_METADATA_PREFIX}key`,
+	review: `${AGENT_METADATA_PREFIX}review`,
 } as const;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -86,17 +86,27 @@ function listOf(value: unknown): string[] {
 	return items.map((item) => String(item).trim()).filter((item) => item !== '');
 }
 
-/** What an expression in a mandate parameter may read: other nodes, variables, the time, the workflow and execution; never the tool's input, which holds the model's arguments. */
-const PERSON_READS = new Set(['$(', '$vars', '$env', '$now', '$today', '$workflow', '$execution']);
+/**
+ * What an expression in a mandate parameter may read: another node by its name written out, the
+ * variables, secrets, the time, the workflow and execution, and n8n's helpers over them; never
+ * the tool's input, which holds the model's arguments, nor the tool's own runs.
+ */
+const PERSON_READS = new Set(['$vars', '$env', '$secrets', '$now', '$today', '$workflow', '$execution', '$ifEmpty', '$if', '$min', '$max', '$jmespath']);
 
 /** Whether a parameter's value (a list's entries included) holds an expression that may read what the model wrote. */
 function mayReadModel(configured: unknown, node: string): boolean {
-	const text = JSON.stringify(configured) ?? '';
+	const text = Array.isArray(configured) ? configured.map((each) => String(each)).join('\n') : typeof configured === 'string' ? configured : (JSON.stringify(configured) ?? '');
 	if (!text.includes('{{')) return false;
-	const unquoted = text.replace(/\\"/g, '"').replace(/\\[nrt]/g, ' ');
-	if (unquoted.includes(`$('${node}')`) || unquoted.includes(`$("${node}")`)) return true;
-	if (unquoted.includes('\\') || /\b(this|eval|Function|constructor|evaluateExpression|fromai)\b/i.test(unquoted)) return true;
-	return [...unquoted.matchAll(/\$(?:\(|[A-Za-z_]\w*)/g)].some((match) => !PERSON_READS.has(match[0]));
+	if (/\\[ux]/i.test(text) || /\b(this|eval|Function|constructor|evaluateExpression|fromai)\b/i.test(text)) return true;
+	for (const match of text.matchAll(/\$(\(\s*(?:'([^'\\]*)'|"([^"\\]*)")?\s*\)?|[A-Za-z_]\w*)/g)) {
+		if (!match[1].startsWith('(')) {
+			if (!PERSON_READS.has(`$${match[1]}`)) return true;
+			continue;
+		}
+		const name = match[2] ?? match[3];
+		if (name === undefined || name === node || !match[1].endsWith(')')) return true;
+	}
+	return false;
 }
 
 const isExpression = (configured: unknown): boolean => (JSON.stringify(configured) ?? '').includes('{{') || (typeof configured === 'string' && configured.startsWith('='));
@@ -201,7 +211,7 @@ export function dayLimitBroken(terms: MandateTerms, amount: number, spent: Spend
  * it from an earlier execution); an amount that cannot be read fails the read. Every doubt counts
  * toward paying less.
  */
-export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amount: number }>, callKey: string): Spending {
+export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amount: number; reference?: string }>, callKey: string): Spending {
 	const listsMetadata = listed.some((envelope) => envelope.metadata !== undefined && envelope.metadata !== null);
 	let total = 0;
 	let unmarked = 0;
@@ -220,7 +230,8 @@ export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amou
 		if (typeof key === 'string') seen.add(key);
 		total += Math.abs(amount);
 	}
-	for (const send of own) if (send.key !== callKey && !seen.has(send.key)) total += send.amount;
+	const references = new Set(listed.map((envelope) => envelope.reference));
+	for (const send of own) if (send.key !== callKey && !seen.has(send.key) && !(send.reference && references.has(send.reference))) total += send.amount;
 	return { total, unmarked };
 }
 
@@ -242,16 +253,13 @@ export function mandateRefusal(context: IExecuteFunctions, resource: Transaction
 	return notSent(context.getNode(), itemIndex, message, 'The Money tool checks its agent mandate before anything is sent (docs/agents.md).', { details: { mandate_broken: broken } });
 }
 
-export const isAgentBody = (body: IDataObject): boolean => {
-	const metadata = body.metadata;
-	return !!metadata && typeof metadata === 'object' && (metadata as IDataObject)[AGENT_METADATA.verdict] !== undefined;
-};
-
 const FLOW_KEY = 'moneyAgent';
 
 /** An agent's create of this execution, through any Money tool. */
 interface AgentSend {
 	key: string;
+	/** The Money tool that sent it. */
+	node: string;
 	resource: TransactionResource;
 	movement: string;
 	amount: number;
@@ -327,10 +335,11 @@ export class Mandate {
 		const party = partyKeyOf(resource, body);
 		const broken = termsBroken(resource, terms, body, now);
 		if (shared.refusedParties?.includes(party)) broken.push(`a ${resource} involving ${partyOf(resource, body)} was refused earlier in this execution`);
-		if (uncertainUnderKey) broken.push('an earlier payment under this Business Reference, with other values, may have been made (its outcome is not known)');
+		if (uncertainUnderKey) broken.push('an earlier payment under this key (its Business Reference, or the same payment written another way), with other values, may have been made (its outcome is not known)');
 		const movement = stableStringify(movementOf(resource, body));
-		const sends = (shared.sends ?? []).filter((send) => send.resource === resource && send.key !== key);
-		const same = sends.find((send) => send.movement === movement);
+		const others = (shared.sends ?? []).filter((send) => send.resource === resource && (send.key !== key || send.node !== node.name));
+		const sends = others.filter((send) => send.key !== key);
+		const same = others.find((send) => send.movement === movement || (send.key === key && send.outcome !== 'under way'));
 		if (same) broken.push(`the same payment was made earlier in this execution (reference ${same.reference ?? 'not known yet'}); a second one needs a person`);
 		let spent: Spending | undefined;
 		if (terms.per24Hours > 0) {
@@ -372,23 +381,44 @@ export class Mandate {
 			...(spent ? { [AGENT_METADATA.spentBefore]: String(spent.total) } : {}),
 			...(review ? { [AGENT_METADATA.review]: `${review.node} run ${review.run + 1}, approved at ${review.responded_at}` } : {}),
 		};
-		this.record(key, 'under way', { movement, amount });
+		this.underWay(key, movement, amount);
 		return { body: { ...body, metadata }, verdict };
 	}
 
-	/** What became of the send under `key` (refused: it moved nothing and counts no more). */
-	record(key: string, outcome: AgentSend['outcome'] | 'refused', first?: { movement: string; amount: number }, reference?: string): void {
+	/** The sends of this tool under a key as they were before its call was decided, to put back when nothing is sent. */
+	private readonly before = new Map<string, AgentSend | undefined>();
+
+	private indexOf(key: string): number {
+		return (this.shared.sends ?? []).findIndex((send) => send.resource === this.resource && send.key === key && send.node === this.context.getNode().name);
+	}
+
+	/** A decided call about to be sent: counted from now on. */
+	private underWay(key: string, movement: string, amount: number): void {
 		const sends = (this.shared.sends ??= []);
-		const index = sends.findIndex((send) => send.resource === this.resource && send.key === key);
-		if (outcome === 'refused') {
-			if (index >= 0) sends.splice(index, 1);
-			return;
-		}
-		const known = index >= 0 ? sends[index] : undefined;
-		if (!known && !first) return;
-		const send: AgentSend = { key, resource: this.resource, movement: known?.movement ?? first!.movement, amount: known?.amount ?? first!.amount, outcome, ...(reference ? { reference } : {}) };
+		const index = this.indexOf(key);
+		this.before.set(key, index >= 0 ? { ...sends[index] } : undefined);
+		const send: AgentSend = { key, node: this.context.getNode().name, resource: this.resource, movement, amount, outcome: 'under way' };
 		if (index >= 0) sends[index] = send;
 		else sends.push(send);
+	}
+
+	/**
+	 * What became of the send under `key`: accepted (with its reference) or uncertain stays counted;
+	 * refused puts back what the key held before this call was decided (nothing, or an earlier send).
+	 */
+	record(key: string, outcome: 'accepted' | 'uncertain' | 'refused', reference?: string): void {
+		const sends = (this.shared.sends ??= []);
+		const index = this.indexOf(key);
+		if (outcome === 'refused') {
+			if (!this.before.has(key)) return;
+			const earlier = this.before.get(key);
+			if (earlier && index >= 0) sends[index] = earlier;
+			else if (earlier) sends.push(earlier);
+			else if (index >= 0) sends.splice(index, 1);
+			return;
+		}
+		if (index < 0) return;
+		sends[index] = { ...sends[index], outcome, ...(reference ? { reference } : {}) };
 	}
 }
 

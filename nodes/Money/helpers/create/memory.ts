@@ -61,6 +61,8 @@ export interface Prior {
 	otherDocument: boolean;
 	/** The key's entry as read, put back when the send is refused. */
 	entry?: SentCreate;
+	/** `body` is the body first sent under the key (the same movement and document), to go out again as it was. */
+	firstBody: boolean;
 }
 
 export function stableStringify(value: unknown): string {
@@ -232,6 +234,7 @@ export class NodeMemory {
 			...(fresh ? { body: kept ?? fresh } : {}),
 			changes: entry?.accepted !== undefined ? changes : [],
 			otherDocument: entry !== undefined && fresh !== undefined && changes.length === 0 && kept === undefined,
+			firstBody: kept !== undefined,
 			...(entry ? { entry: { ...entry } } : {}),
 		};
 	}

@@ -7,7 +7,7 @@ import { readWindow } from '../../../transport/listRead';
 import { callSettingsOf, cancelSignalOf, type CreateOutcome, type MoneyApiAnswer, moneyApiCreate, moneyApiRequest, waitUnlessCancelled } from '../../../transport/request';
 import { fieldError } from '../validation';
 import { describeStop, Gate, walletFromAccount, type WalletBalance } from './gate';
-import { isAgentBody, isToolCall, Mandate, type MandateVerdict, movementOf, oneAtATime, toolCallAnchor } from './mandate';
+import { isToolCall, Mandate, type MandateVerdict, movementOf, oneAtATime, toolCallAnchor } from './mandate';
 import { apiClientOf, NodeMemory, type Prior, toolCallKey } from './memory';
 import { classifyRefusal, durationText, minimumPacedDurationMs, pacingSettings, VelocityPacer } from './pacing';
 import { pinForRequest } from './pin';
@@ -283,7 +283,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		let sent = body;
 		let agent: { mandate: MandateVerdict } | undefined;
 		// A resend of the body first sent under the key goes as first decided: it cannot pay twice, and its tags were set then.
-		const asFirstSent = prior.uncertain !== undefined && isAgentBody(body);
+		const asFirstSent = prior.uncertain !== undefined && prior.firstBody;
 		if (mandate && !asFirstSent) {
 			const decided = await mandate.decide(row.itemIndex, key, body, io.now(), prior.uncertain !== undefined);
 			if ('error' in decided) return decided;
@@ -318,7 +318,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 		const acknowledgement = { ...outcome.answer.body };
 		delete acknowledgement.success;
 		memory.record(key, sent, { accepted: acknowledgement }, prior);
-		mandate?.record(key, 'accepted', undefined, String(acknowledgement.reference));
+		mandate?.record(key, 'accepted', String(acknowledgement.reference));
 		if (isReplay(outcome.answer) && prior.uncertain === undefined && outcome.answer.unanswered === undefined) return replayed(acknowledgement);
 		// An accepted create is PENDING (docs/decisions.md#d8-output).
 		const { reference, ...rest } = acknowledgement;
@@ -342,6 +342,7 @@ export async function startCreateRun(context: IExecuteFunctions, resource: Trans
 			created = await createRow(row, keys[itemIndex], prior, underWay);
 		} catch (error) {
 			created = { error: asNodeError(node, error, itemIndex) };
+			mandate?.record(keys[itemIndex], underWay.now ? 'uncertain' : 'refused');
 		}
 		if (!('error' in created)) return created;
 		if (underWay.now && prior.uncertain === undefined) mayHaveMoved(created.error, `This ${resource} was sent and what became of it is not known`);

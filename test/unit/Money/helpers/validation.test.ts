@@ -68,6 +68,7 @@ describe('create validation', () => {
 		[{ message: 'x'.repeat(256) }, 'message', 'at most 255 characters'],
 		[{ metadata: [{ key: '', value: 'x' }] }, 'metadata[0].key', 'non-empty key'],
 		[{ metadata: [{ key: 'a', value: '1' }, { key: 'a', value: '2' }] }, 'metadata.a', 'more than once'],
+		[{ metadata: [{ key: 'n8n_agent_mandate', value: 'within mandate' }] }, 'metadata.n8n_agent_mandate', 'starts with n8n_agent_'],
 		[{ document: Buffer.from('hello') }, 'payment_reference.ref_document', 'JPEG, PNG or PDF'],
 	])('refuses %j on %s', (overrides, field, rule) => {
 		const problem = problemOf('charge', overrides as Partial<CreateInput>);

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
-import { AGENT_METADATA, dayLimitBroken, Mandate, type MandateTerms, movementOf, partyKey, spendingOf, termsBroken } from '../../../../../nodes/Money/helpers/create/mandate';
+import { AGENT_METADATA, dayLimitBroken, Mandate, mandateTermsOf, type MandateTerms, movementOf, partyKey, spendingOf, termsBroken } from '../../../../../nodes/Money/helpers/create/mandate';
 
 const NOW = Date.parse('2026-12-06T12:00:00Z');
 const HOUR = 3_600_000;
@@ -142,4 +142,72 @@ describe("a person's approval in Human review", () => {
 		expect(await decide('Pay supplier', 'key-a')).toMatchObject({ verdict: { verdict: 'approved in review', review: { node: 'Human review', run: 0 } } });
 		expect(String(((await decide('Pay supplier', 'key-c')) as { error: Error }).error.message)).toContain('did not come through an approved review');
 	});
+});
+
+describe("the execution's record of an agent's sends (the third adversarial read)", () => {
+	const toolOf = (flow: IDataObject, name: string) =>
+		({
+			getNode: () => ({ name, type: 'n8n-nodes-money.moneyTool', parameters: {} }),
+			getNodeParameter: (parameter: string, _itemIndex: number, fallback?: unknown) => ({ allowMoneyMovementInToolMode: true, maxAmountInToolMode: 1000 })[parameter] ?? fallback,
+			getContext: (type: string) => (type === 'flow' ? flow : {}),
+			getTimezone: () => 'UTC',
+			getExecuteData: () => undefined,
+			getInputData: () => [{ json: {} }],
+		}) as unknown as IExecuteFunctions;
+	const mandateOf = (flow: IDataObject, name: string) => new Mandate(toolOf(flow, name), 'payout', async () => []);
+	const refusedNow = async (mandate: Mandate, key: string) => 'error' in (await mandate.decide(0, key, body, NOW));
+
+	it("keeps one tool's payment when another tool's call under the same key is refused by the API", async () => {
+		const flow: IDataObject = {};
+		const supplier = mandateOf(flow, 'Pay supplier');
+		expect(await refusedNow(supplier, 'key-a')).toBe(false);
+		supplier.record('key-a', 'accepted', 'pay_1');
+		const driver = mandateOf(flow, 'Pay driver');
+		expect(String(((await driver.decide(0, 'key-a', { ...body, message: 'other' }, NOW)) as { error: Error }).error.message)).toContain('the same payment was made earlier in this execution (reference pay_1)');
+		driver.record('key-a', 'refused');
+		expect(await refusedNow(mandateOf(flow, 'Pay supplier'), 'key-b')).toBe(true);
+	});
+
+	it('keeps an uncertain send when its resend, not decided again, is not sent', async () => {
+		const flow: IDataObject = {};
+		const tool = mandateOf(flow, 'Pay supplier');
+		await tool.decide(0, 'key-a', body, NOW);
+		tool.record('key-a', 'uncertain');
+		mandateOf(flow, 'Pay supplier').record('key-a', 'refused');
+		expect(await refusedNow(tool, 'key-b')).toBe(true);
+	});
+
+	it("counts the agent's own listed send once when the list shows no metadata", () => {
+		const listed = [{ reference: 'pay_1', amount: { value: -500, currency: 'XOF' }, status: { code: 1, label: 'PENDING' } }];
+		expect(spendingOf(listed, [{ key: 'k1', amount: 500, reference: 'pay_1' }], 'k2').total).toBe(500);
+	});
+});
+
+describe('mandate expressions', () => {
+	const termsWith = (expression: unknown) =>
+		mandateTermsOf(
+			{
+				getNode: () => ({ name: 'Pay supplier', type: 'n8n-nodes-money.moneyTool', parameters: { maxAmountInToolMode: expression } }),
+				getNodeParameter: (parameter: string) => (parameter === 'maxAmountInToolMode' ? 100 : undefined),
+				getTimezone: () => 'UTC',
+			} as unknown as IExecuteFunctions,
+			0,
+		);
+	const refused = (expression: unknown) => !('perPayment' in termsWith(expression));
+
+	it.each([
+		'={{ $(`Pay supplier`).last().json.amount }}',
+		"={{ $( 'Pay supplier').last().json.amount }}",
+		"={{ $('Pay ' + 'supplier').last().json.amount }}",
+		'={{ $().last().json.amount }}',
+		'={{ $json.maximum }}',
+		'={{ \\u0024json.maximum }}',
+		'={{ $thisItem.json.maximum }}',
+		['={{ $json.payees }}'],
+	])('refuses what may read the model or the tool itself: %j', (expression) => expect(refused(expression)).toBe(true));
+
+	it.each(['={{ $ifEmpty($vars.MAX, 100) }}', '={{ $secrets.vault.max }}', "={{ $vars.PARTIES.split('\\n') }}", "={{ $('Limits').first().json.max }}", "={{ $now.plus(30, 'days') }}", '100'])(
+		'takes what a person sets: %s',
+		(expression) => expect(refused(expression)).toBe(false),
+	);
 });
