@@ -8,6 +8,7 @@
  */
 
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { TransactionEnvelope } from '../../sandbox';
@@ -150,6 +151,7 @@ export function build(ctx: E2eContext): CasePart {
 				const withheld = new Set([...dropped, ...duringStarts.map((delivery) => delivery.reference)]);
 				const sent = shared.deliveries.filter((delivery) => !withheld.has(delivery.reference));
 				const startAttempts: Attempt[] = [];
+				const logFrom = fs.statSync(ctx.n8n.logFile).size;
 
 				let restarted = 0;
 				let nextRestart: () => void = () => {};
@@ -189,10 +191,13 @@ export function build(ctx: E2eContext): CasePart {
 					`Money Trigger with a backstop: ${JSON.stringify({ completions: COMPLETIONS, dropped: DROPPED, restarts: restarted, acknowledged: report.acknowledged.size, sentWhileStarting: duringStarts.length, answeredByStartupPage: startupPage, missing: figures.missing.length, twice: twice.length, twiceAfterAnErrorAnswer: shared.twiceByN8n.length, failed: figures.failed.length, runs: figures.bySource, lastRunSecondsAfterCompletion: Math.round((lastRun - completedAt) / 1000) })}`,
 				);
 				// An execution still running when n8n's shutdown ends is marked crashed at the next start and
-				// not run again, whichever trigger started it (docs/webhook-memory.md, what it cannot promise):
-				// a completion missing is n8n's when an execution without data accounts for it. Reported.
-				ctx.note(`Money Trigger with a backstop: ${figures.missing.length} completions without a run of their own, ${withoutData} executions without data (cut off by a stop)`);
-				assert.ok(figures.missing.length <= withoutData, `${figures.missing.length} completions never ran, ${withoutData} crashed executions without data: ${JSON.stringify(figures.missing)}`);
+				// not run again, whichever trigger started it; n8n 1.x, which answers a delivery before it
+				// writes the execution, can fail that write while it stops ("Pool is disposed"), the delivery
+				// answered (docs/webhook-memory.md, what it cannot promise): a completion missing is n8n's
+				// when one of these accounts for it. Reported.
+				const cutOff = (fs.readFileSync(ctx.n8n.logFile, 'utf8').slice(logFrom).match(/Error in handling webhook request POST \S+: Pool is disposed/g) || []).length;
+				ctx.note(`Money Trigger with a backstop: ${figures.missing.length} completions without a run of their own, ${withoutData} executions without data (cut off by a stop), ${cutOff} deliveries whose handling n8n's stop cut off`);
+				assert.ok(figures.missing.length <= withoutData + cutOff, `${figures.missing.length} completions never ran, ${withoutData} crashed executions without data, ${cutOff} deliveries cut off: ${JSON.stringify(figures.missing)}`);
 				assert.deepEqual(twice, [], `${twice.length} completions ran twice: ${JSON.stringify(twice.slice(0, 3).map((reference) => [reference, byReference.get(reference)]))}`);
 				for (const reference of shared.dropped) assert.deepEqual(byReference.get(reference)?.map((run) => run.split(':')[0]), ['poll'], `the dropped delivery of ${reference} did not run once by the backstop`);
 				// Each hand-over ended on the trigger's answer, known by its header: none is left to hand over again.
