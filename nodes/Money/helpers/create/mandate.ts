@@ -133,7 +133,7 @@ export function mandateTermsOf(context: IExecuteFunctions, itemIndex: number): M
 			value === undefined || value === null || value === '' || listOf(value).length === 0 || (parameter === 'maxAmountPer24HoursInToolMode' && Number(value) === 0);
 		if (empty) return refuse(parameter, label, `gave nothing (${JSON.stringify(value) ?? 'undefined'}): an expression must give a value; set no expression to set no such limit`);
 	}
-	for (const [parameter, label] of MANDATE_PARAMETERS.slice(1, 3)) {
+	for (const [parameter, label] of MANDATE_PARAMETERS.filter(([name]) => name === 'maxAmountInToolMode' || name === 'maxAmountPer24HoursInToolMode')) {
 		const value = values[parameter] ?? 0;
 		if (typeof value !== 'number' && !(typeof value === 'string' && /^\s*\d+(\.\d+)?\s*$/.test(value))) return refuse(parameter, label, `must be a number of 0 or more (it read ${JSON.stringify(value)})`);
 		if (!(Number(value) >= 0)) return refuse(parameter, label, `must be a number of 0 or more (it read ${JSON.stringify(value)})`);
@@ -178,7 +178,7 @@ export function movementOf(resource: TransactionResource, body: IDataObject): un
 	return [body.amount, body.currency, body.channel, partyKeyOf(resource, body), accountType || null, body.account_number || null];
 }
 
-export const partyOf = (resource: TransactionResource, body: IDataObject): string => String((body[PARTY_FIELD[resource]] as IDataObject | undefined)?.identifier ?? '');
+const partyOf = (resource: TransactionResource, body: IDataObject): string => String((body[PARTY_FIELD[resource]] as IDataObject | undefined)?.identifier ?? '');
 
 /** The limits a call breaks that need no read, in the order a person would lift them, each naming the limit and the call's value. */
 export function termsBroken(resource: TransactionResource, terms: MandateTerms, body: IDataObject, now: number): string[] {
@@ -236,13 +236,13 @@ export function spendingOf(listed: IDataObject[], own: Array<{ key: string; amou
 }
 
 /** The 24-hour window's start for the list read. */
-export const dayStart = (now: number): string => new Date(now - DAY_MS).toISOString();
+const dayStart = (now: number): string => new Date(now - DAY_MS).toISOString();
 
 /**
  * The refusal the model reads: what was refused and why, that nothing moved, and what to do
  * instead. Only an error's message reaches an agent in n8n, so all of it is in the message.
  */
-export function mandateRefusal(context: IExecuteFunctions, resource: TransactionResource, itemIndex: number, broken: string[], terms: MandateTerms, reviewMissing: boolean): NodeError {
+function mandateRefusal(context: IExecuteFunctions, resource: TransactionResource, itemIndex: number, broken: string[], terms: MandateTerms, reviewMissing: boolean): NodeError {
 	const instead =
 		terms.beyond === 'review'
 			? reviewMissing
