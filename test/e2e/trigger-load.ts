@@ -55,19 +55,23 @@ export function build(ctx: E2eContext): CasePart {
 		return await ctx.api.listExecutions({ workflowId, includeData: true, limit: 100_000 });
 	}
 
-	/** Waits until `expected` executions exist and none is unfinished, or until nothing changed for `quietMs`. */
+	/**
+	 * Waits until `expected` executions exist, none is unfinished and the list stayed so for 5 s (an
+	 * event run twice makes the count before the last event's execution exists), or until nothing
+	 * changed for `quietMs`.
+	 */
 	async function settle(workflowId: string, expected: number, quietMs = 60_000): Promise<Execution[]> {
 		let last = '';
 		let since = Date.now();
 		for (;;) {
 			const list = await ctx.api.listExecutions({ workflowId, includeData: false, limit: 100_000 });
 			const unfinished = list.filter((execution) => !FINISHED.has(execution.status)).length;
-			if (list.length >= expected && unfinished === 0) return await executionsOf(workflowId);
 			const shape = `${list.length}/${unfinished}`;
 			if (shape !== last) {
 				last = shape;
 				since = Date.now();
 			}
+			if (list.length >= expected && unfinished === 0 && Date.now() - since >= 5000) return await executionsOf(workflowId);
 			if (Date.now() - since > quietMs) return await executionsOf(workflowId);
 			await sleep(2000);
 		}
