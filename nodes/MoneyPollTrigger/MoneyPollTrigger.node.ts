@@ -157,15 +157,13 @@ async function pollOnce(context: IPollFunctions, settings: PollSettings): Promis
 	const backstop = backstopSettingsOf(context);
 	if (backstop) {
 		const { state, memory } = backstopState(context);
-		let fresh: MoneyEventItem[];
 		try {
-			fresh = await observeAll(context, state, settings);
+			await handOver(context, state, await observeAll(context, state, settings), backstop, memory);
 		} catch (error) {
-			// Nothing observed is kept: the next poll reads again from the same state.
+			// Reported, never thrown (n8n fails a publish on a throw); nothing observed is kept
+			// unless handed over: the next poll reads again from the state last kept.
 			reportFailure(context, error);
-			return null;
 		}
-		await handOver(context, state, fresh, backstop, memory);
 		return null;
 	}
 	const state = loadState(context);

@@ -9,8 +9,8 @@ import { pathAndQueryOf } from './verification';
  * delivery brought (docs/webhook-memory.md, "The backstop"). It posts to the Money Trigger's
  * Production URL, as the API does, so the Money Trigger's memory judges every event whichever way it
  * came, in whichever n8n process holds it (webhook processes in queue mode). A hand-over is
- * authenticated with the credential's Webhook Secret, by the body HMAC the API's deliveries use,
- * under a header of its own: an API delivery never carries it, and a hand-over's body is not an API
+ * authenticated with the credential's Webhook Secret, signed as a request-style delivery to that
+ * URL is (timestamp, method, path, body), under a header of its own: an API delivery never carries it, and a hand-over's body is not an API
  * event.
  */
 

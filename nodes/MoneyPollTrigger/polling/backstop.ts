@@ -133,7 +133,8 @@ export async function handOver(
 		const passing = !refusal.byTrigger || refusal.status === 409 || refusal.status === 503;
 		const oldest = Math.min(...left.map((each) => each.seenAt));
 		if (!passing || nowMs - oldest - settings.graceMs > STALLED_MS) reportFailure(context, notTaken(context, settings.triggerName, refusal, left.length));
-		return;
+		// A trigger that answered keeps the state, the events it did not take in it.
+		if (!refusal.byTrigger || refusal.status === 401) return;
 	}
 
 	const checkpoint = checkpointOf(state);
@@ -237,7 +238,7 @@ function noTrigger(context: IPollFunctions, name: string): NodeOperationError {
 function notTaken(context: IPollFunctions, name: string, refusal: Refusal, waiting: number): NodeOperationError {
 	const remedy =
 		refusal.status === 401 && refusal.byTrigger
-			? 'Give this trigger the same Money API credential as the Money Trigger (the same Webhook Secret).'
+			? "Give this trigger the same Money API credential as the Money Trigger (the same Webhook Secret), and keep the clocks of n8n's processes within 300 s of each other."
 			: refusal.status === 413
 				? "Raise Max Body Size in the Money Trigger's Options."
 				: refusal.byTrigger

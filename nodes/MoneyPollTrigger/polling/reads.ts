@@ -28,19 +28,18 @@ export async function recheckWatched(
 			continue;
 		}
 		let envelope: IDataObject | null;
+		// A transaction the API listed stays watched when its read answers 404 (a lagging read): it
+		// goes to the back of the list, as after any read.
+		state.watch = [...state.watch.filter((known) => known !== key), key];
 		try {
 			envelope = envelopeOfReadResponse(
 				await moneyApiRequest.call(context, 'GET', itemRoute(parsed.resource, parsed.reference)),
 			);
 		} catch (error) {
-			if (error instanceof NodeApiError && error.httpCode === '404') {
-				unwatch(state, key);
-				continue;
-			}
+			if (error instanceof NodeApiError && error.httpCode === '404') continue;
 			throw new NodeApiError(context.getNode(), error as JsonObject);
 		}
 		if (!envelope) continue;
-		state.watch = [...state.watch.filter((known) => known !== key), key];
 		const item = observe(state, settings, parsed.resource, envelope);
 		if (item) items.push(item);
 	}

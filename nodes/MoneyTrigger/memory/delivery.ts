@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, IWebhookFunctions } from 'n8n-workflow';
 
-import type { TransactionResource } from '../../api/values';
+import { TRANSACTION_RESOURCES, type TransactionResource } from '../../api/values';
 import type { Checkpoint } from '../../events/backstop';
 import { referenceKey } from '../../events/memory';
 import { Claims } from './claims';
@@ -59,13 +59,23 @@ export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery
 	const transactionKey = `${scope}:${nodeId}:${hash}`;
 	const delivery = new Delivery(transactionKey, event.status, memory, memory.node(nodeId), hash, global);
 	if (!claims.take(delivery, delivery.keys, Date.now(), HOLD_MS)) return 'in-flight';
-	const verdict = delivery.judge(event.status);
+	const verdict = ranUnderAnotherName(memory, nodeId, event) ? 'duplicate' : delivery.judge(event.status);
 	if (verdict !== 'run') {
 		claims.release(delivery, delivery.keys);
 		return verdict;
 	}
 	delivery.watch(context);
 	return delivery;
+}
+
+/**
+ * Whether the event ran under the other name of its transaction: a delivery that names no resource
+ * (an envelope without a known `type`, docs/decisions.md#d1) keeps its status under the reference
+ * alone, a backstop's hand-over under its resource.
+ */
+function ranUnderAnotherName(memory: WorkflowMemory, nodeId: string, event: ClaimedEvent): boolean {
+	const names = event.resource === null ? TRANSACTION_RESOURCES : [null];
+	return names.some((resource) => memory.ran(nodeId, resource, event.reference, event.status));
 }
 
 /**

@@ -52,6 +52,8 @@ export class WorkflowMemory {
 	private readonly nodes = new Map<string, TransactionStatuses>();
 	private readonly checkpoints = new Map<string, Checkpoint>();
 	private readonly triggers = new Map<string, BackstopTarget>();
+	/** The trigger nodes this process noted: a stored copy does not rename them. */
+	private readonly noted = new Set<string>();
 
 	/** On n8n 1.x the workflow's trigger nodes share REMEMBERED_TRANSACTIONS_ON_N8N_1; on 2.x each keeps REMEMBERED_TRANSACTIONS. */
 	constructor(private readonly onN8n1 = false) {}
@@ -86,8 +88,8 @@ export class WorkflowMemory {
 			if (isPlainObject(checkpoint) && typeof checkpoint.at === 'number') this.keepCheckpoint(nodeId, { at: checkpoint.at, state: checkpoint.state });
 		}
 		for (const [name, target] of Object.entries(isPlainObject(stored.triggers) ? stored.triggers : {})) {
-			if (isPlainObject(target) && typeof target.url === 'string' && typeof target.node === 'string' && !this.triggers.has(name)) {
-				this.triggers.set(name, { url: target.url, node: target.node });
+			if (isPlainObject(target) && typeof target.url === 'string' && typeof target.node === 'string' && !this.noted.has(target.node) && !this.noted.has(this.triggers.get(name)?.node ?? '')) {
+				this.name(name, { url: target.url, node: target.node });
 			}
 		}
 	}
@@ -95,10 +97,17 @@ export class WorkflowMemory {
 	/**
 	 * Notes a Money Trigger's Production URL, as n8n gives it to the trigger in this n8n instance. It is
 	 * saved with the memory: at a restart n8n activates the webhooks it already knows without asking
-	 * the trigger, and a backstop poll finds the URL in the static data it loaded. A URL this process
-	 * noted is not replaced by a stored one.
+	 * the trigger, and a backstop poll finds the URL in the static data it loaded. A name or node this
+	 * process noted is not replaced by a stored one.
 	 */
 	noteTrigger(nodeName: string, target: BackstopTarget): void {
+		this.name(nodeName, target);
+		this.noted.add(target.node);
+	}
+
+	/** A node is known by its current name only: a renamed trigger's old name names none. */
+	private name(nodeName: string, target: BackstopTarget): void {
+		for (const [name, known] of this.triggers) if (known.node === target.node && name !== nodeName) this.triggers.delete(name);
 		this.triggers.set(nodeName, target);
 	}
 

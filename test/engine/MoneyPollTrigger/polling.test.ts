@@ -102,14 +102,20 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 		expect(trigger.executions).toHaveLength(0);
 	});
 
-	it('re-checks a pending transaction with Get once it has left the overlap window', async () => {
+	/** A Poll Trigger of payouts watching a PENDING payout that has left its overlap window (re-checked with Get). */
+	async function watchingOnePending() {
 		const trigger = poller({ resource: 'payout', options: { overlapSeconds: 0 } });
 		await trigger.poll();
-		const old = await api.create('payout');
+		const pending = await api.create('payout');
 		await trigger.poll();
 		await new Promise((resolve) => setTimeout(resolve, 1100));
 		await api.create('payout');
 		await trigger.poll();
+		return { trigger, pending };
+	}
+
+	it('re-checks a pending transaction with Get once it has left the overlap window', async () => {
+		const { trigger, pending: old } = await watchingOnePending();
 		const getsBefore = await requestsTo('get_money_v1_payout_reference');
 
 		await sandbox.control.setStatus(old, 'CANCELLED');
@@ -117,6 +123,14 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 		expect(outcome.items?.map((item) => item.json.id)).toEqual([`poll_${old}_cancelled`]);
 		expect(await requestsTo('get_money_v1_payout_reference')).toBeGreaterThan(getsBefore);
 		expect(await trigger.poll()).toEqual({ items: null });
+	});
+
+	it('keeps watching a pending transaction whose Get answers 404 once (a lagging read), and emits its final status', async () => {
+		const { trigger, pending } = await watchingOnePending();
+		await sandbox.control.addFault({ route: 'get_money_v1_payout_reference', kind: '404', count: 1 });
+		expect(await trigger.poll()).toEqual({ items: null });
+		await sandbox.control.setStatus(pending, 'CANCELLED');
+		expect((await trigger.poll()).items?.map((item) => item.json.id)).toEqual([`poll_${pending}_cancelled`]);
 	});
 
 	it('follows a payout from COMPLETED to REVERSED, and filters by resource, status and channel', async () => {

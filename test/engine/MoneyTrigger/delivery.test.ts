@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 
+import { HAND_OVER_HEADER, handOverBody, signHandOver } from '../../../nodes/events/backstop';
 import { FRESH_MS } from '../../../nodes/MoneyTrigger/webhookSecret';
 import { signWebhook } from '../../../sandbox/domain/webhooks';
 import { CREDENTIAL_ID, CREDENTIAL_TYPE, credentialFromSandbox } from '../../harness/engine';
@@ -428,5 +429,20 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		const replaced = await open(new WebhookHarness(suite.engine, { downstream: true, parameters: { resources: [], statuses: [] } }, { node: { ...first.node, id: 'new-node-id' }, storedStaticData: JSON.stringify(stored) }));
 		expect((await post(replaced, event('evt_new_node'))).status).toBe(200);
 		expect(Object.keys(replaced.workflowStaticData.global.moneyTriggerMemory.nodes)).toEqual(['new-node-id']);
+	});
+	it('runs once a completion delivered as a bare envelope that names no resource, then handed over by a backstop (charge), or the other way round', async () => {
+		const harness = await open();
+		const bare = (reference: string) => JSON.stringify({ reference, status: { code: 1, label: 'COMPLETED' }, amount: { value: 100, currency: 'XOF' }, channel: 'psp-a-tg' });
+		const handOver = async (reference: string) => {
+			const body = handOverBody({ node: 'backstop', event: JSON.parse(event(`poll_${reference}`, reference)) });
+			return await postRaw(harness.url, { [HAND_OVER_HEADER]: signHandOver(suite.sandbox.info.webhookSecret, harness.url, body) }, body);
+		};
+		expect((await post(harness, bare('chg_bare_first'))).status).toBe(200);
+		expect((await handOver('chg_bare_first')).status).toBe(200);
+		expect((await handOver('chg_handed_first')).status).toBe(200);
+		expect((await post(harness, bare('chg_handed_first'))).status).toBe(200);
+		await until(() => harness.executions.length >= 2);
+		await sleep(500);
+		expect(harness.executions.map((run) => run.output(harness.node.name)[0]?.json.reference)).toEqual(['chg_bare_first', 'chg_handed_first']);
 	});
 });

@@ -1,9 +1,13 @@
-import { sortEvents } from '../../../nodes/MoneyPollTrigger/polling/backstop';
+import type { IPollFunctions } from 'n8n-workflow';
+
+import { backstopState, handOver, sortEvents } from '../../../nodes/MoneyPollTrigger/polling/backstop';
+import { MoneyPollTrigger } from '../../../nodes/MoneyPollTrigger/MoneyPollTrigger.node';
+import { ANSWERED_BY_TRIGGER_HEADER } from '../../../nodes/events/backstop';
 import { parseState } from '../../../nodes/MoneyPollTrigger/polling/state';
 import { buildEventItem, type MoneyEventItem } from '../../../nodes/events/item';
 import type { TransactionResource } from '../../../nodes/api/values';
 import { transactionHash } from '../../../nodes/MoneyTrigger/memory/statuses';
-import { WorkflowMemory } from '../../../nodes/MoneyTrigger/memory/workflowMemory';
+import { WorkflowMemory, workflowMemory } from '../../../nodes/MoneyTrigger/memory/workflowMemory';
 
 const GRACE_MS = 5 * 60_000;
 
@@ -47,5 +51,83 @@ describe('which events a backstop poll hands over', () => {
 	it('hands over the events a poll of the Poll Trigger could not have n8n start, when it was not yet a backstop', () => {
 		const state = parseState({ retry: [event('CH-9')] });
 		expect(keys(sortEvents(state, [], new WorkflowMemory(false), 'trigger', 0, 0).due)).toEqual(['charge:CH-9:COMPLETED']);
+	});
+});
+
+/** A backstop poll's context: the API lists nothing new, the Money Trigger answers as `answer` says. */
+function backstopContext(workflowId: string, answer: (body: { backstop: { event?: { data: { reference: string } } } }) => number, credentials: () => Promise<object> = async () => ({ webhookSecret: 'secret' })) {
+	const posts: string[] = [];
+	const checkpoints: Array<{ cursors: Record<string, number>; handOver?: Array<{ event: MoneyEventItem }> }> = [];
+	const reported: string[] = [];
+	const parameters: Record<string, unknown> = { backstop: true, moneyTrigger: 'Money Trigger', gracePeriodMinutes: 0, resource: 'charge', statuses: ['COMPLETED'], channels: [], options: {} };
+	const context = {
+		getNode: () => ({ id: 'backstop-node', name: 'Backstop', type: 'n8n-nodes-money.moneyPollTrigger', typeVersion: 1, parameters: {}, position: [0, 0], credentials: {} }),
+		getWorkflow: () => ({ id: workflowId }),
+		getMode: () => 'trigger',
+		getKnownNodeTypes: () => ({}),
+		getNodeParameter: (name: string, fallback: unknown) => (name in parameters ? parameters[name] : fallback),
+		getWorkflowStaticData: () => ({}),
+		getCredentials: credentials,
+		__emitError: (error: Error) => reported.push(error.message),
+		logger: { warn() {}, info() {}, debug() {} },
+		helpers: {
+			httpRequest: async (options: { body: string }) => {
+				const body = JSON.parse(options.body);
+				posts.push(body.backstop.event ? `event ${body.backstop.event.data.reference}` : 'checkpoint');
+				if (body.backstop.checkpoint) checkpoints.push(body.backstop.checkpoint.state);
+				return { statusCode: answer(body), headers: { [ANSWERED_BY_TRIGGER_HEADER]: 'money-trigger' }, body: '{}' };
+			},
+			httpRequestWithAuthentication: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: { success: true, data: [], pagination: { page: 1, limit: 100, total: 0, pages: 1 } } }),
+		},
+	};
+	return { context: context as unknown as IPollFunctions, posts, checkpoints, reported };
+}
+
+const GRACELESS = { triggerName: 'Money Trigger', graceMs: 0 };
+
+describe('a backstop poll hands over and keeps its state', () => {
+	it('hands its state to the Money Trigger after each poll also while the trigger refuses an event (a restart continues from the newest state, the refused event in it)', async () => {
+		const { context, posts, checkpoints } = backstopContext('wf-refused', (body) => (body.backstop.event?.data.reference === 'CH-STUCK' ? 503 : 200));
+		workflowMemory('production:wf-refused', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/x/money', node: 'trigger' });
+		for (let poll = 0; poll < 3; poll++) {
+			const { state, memory } = backstopState(context);
+			state.cursors = { charge: 1000 + poll };
+			await handOver(context, state, poll === 0 ? [event('CH-STUCK'), event('CH-1')] : [event(`CH-${poll + 1}`)], GRACELESS, memory);
+			expect(posts[posts.length - 1]).toBe('checkpoint');
+			const kept = checkpoints[checkpoints.length - 1];
+			expect(kept.cursors.charge).toBe(1000 + poll);
+			expect(keys(kept.handOver ?? [])).toEqual(['charge:CH-STUCK:COMPLETED']);
+		}
+	});
+
+	it('reports a poll whose credential cannot be read instead of failing it (n8n would fail the publish)', async () => {
+		const { context, reported } = backstopContext('wf-credential', () => 200, async () => {
+			throw new Error('Credential with ID "7" does not exist');
+		});
+		workflowMemory('production:wf-credential', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/y/money', node: 'trigger' });
+		await expect(new MoneyPollTrigger().poll.call(context)).resolves.toBeNull();
+		expect(reported).toEqual(['Credential with ID "7" does not exist']);
+	});
+});
+
+describe('the Money Trigger a backstop names', () => {
+	it('is known by its current name only: renamed, the old name names no trigger (a node given the old name later is that name\'s)', () => {
+		const memory = new WorkflowMemory(false);
+		memory.noteTrigger('Money Trigger', { url: 'http://n8n/webhook/a/money', node: 'trigger-a' });
+		memory.noteTrigger('Charges', { url: 'http://n8n/webhook/a/money', node: 'trigger-a' });
+		expect(memory.trigger('Money Trigger')).toBeUndefined();
+		expect(memory.trigger('Charges')).toEqual({ url: 'http://n8n/webhook/a/money', node: 'trigger-a' });
+
+		const restarted = new WorkflowMemory(false);
+		restarted.absorb({ nodes: {}, triggers: { 'Money Trigger': { url: 'http://n8n/webhook/a/money', node: 'trigger-a' } } });
+		restarted.noteTrigger('Charges', { url: 'http://n8n/webhook/a/money', node: 'trigger-a' });
+		expect(restarted.trigger('Money Trigger')).toBeUndefined();
+
+		// A queue-mode main process notes no trigger: it learns the name from each copy it loads.
+		const main = new WorkflowMemory(false);
+		main.absorb({ nodes: {}, triggers: { 'Money Trigger': { url: 'http://n8n/webhook/a/money', node: 'trigger-a' } } });
+		main.absorb({ nodes: {}, triggers: { Charges: { url: 'http://n8n/webhook/a/money', node: 'trigger-a' } } });
+		expect(main.trigger('Money Trigger')).toBeUndefined();
+		expect(main.trigger('Charges')?.node).toBe('trigger-a');
 	});
 });
