@@ -39,6 +39,14 @@ export function chargeEvents(prefix: string, count: number, { status = 'COMPLETE
 	});
 }
 
+/**
+ * An attempt n8n may have handled without answering it: a 5xx, or no answer at all, but for a
+ * connection n8n refused (down: the request never reached it).
+ */
+export function mayHaveReachedN8nUnanswered(attempt: Attempt): boolean {
+	return attempt.status === null ? !/ECONNREFUSED/.test(attempt.answer ?? '') : attempt.status >= 500;
+}
+
 export interface Attempt {
 	id: string;
 	status: number | null;

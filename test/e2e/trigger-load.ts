@@ -16,7 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fetchText, freePort, n8nVersion, startN8n, type Execution } from '../../scripts/n8n';
 import type { CasePart, Check, E2eContext } from './case-setup';
 import { storedStatuses } from '../harness/stored-memory';
-import { chargeEvents, runTag, sendAll, type SendReport, type StreamEvent } from './deliveries';
+import { chargeEvents, mayHaveReachedN8nUnanswered, runTag, sendAll, type SendReport, type StreamEvent } from './deliveries';
 import { chain, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } from './workflows';
 
 const STREAM_EVENTS = Number(process.env.E2E_STREAM_EVENTS || 1200);
@@ -204,7 +204,7 @@ export function build(ctx: E2eContext): CasePart {
 				// shut down), or stop before it answers, and then runs that execution when it starts again
 				// (it runs every execution left 'new'): the sender's retry ran too.
 				// That is n8n's (docs/webhook-memory.md, what it cannot promise): reported, and only those.
-				const answeredError = new Set(sent.attempts.filter((attempt) => attempt.status === null || attempt.status >= 500).map((attempt) => attempt.id));
+				const answeredError = new Set(sent.attempts.filter(mayHaveReachedN8nUnanswered).map((attempt) => attempt.id));
 				const twice = [...runsPerEvent(list, 'success')].filter(([, count]) => count > 1).map(([id]) => id);
 				const twiceUnexplained = twice.filter((id) => !answeredError.has(id));
 				// A delivery that reached n8n while it started was acknowledged by n8n's start-up page and
