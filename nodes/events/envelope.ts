@@ -39,8 +39,16 @@ export function channelOfEnvelope(envelope: IDataObject): string | null {
 	return null;
 }
 
+/**
+ * The resource of an envelope: its `type`, else the sign of its amount (a payout's is negative,
+ * docs/decisions.md#d1); null when neither tells.
+ */
 export function resourceOfEnvelope(envelope: IDataObject): TransactionResource | null {
-	return resourceFromType(envelope.type);
+	const byType = resourceFromType(envelope.type);
+	if (byType) return byType;
+	const { amount } = amountOfEnvelope(envelope);
+	if (amount === null || amount === 0) return null;
+	return amount < 0 ? 'payout' : 'charge';
 }
 
 export function amountOfEnvelope(envelope: IDataObject): { amount: number | null; currency: string | null } {

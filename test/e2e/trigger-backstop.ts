@@ -56,7 +56,7 @@ export function build(ctx: E2eContext): CasePart {
 		const withData = new Set(list.map((execution) => execution.id));
 		const byReference = new Map<string, string[]>();
 		const notRun = new Map<string, string>();
-		let withoutData = listed.filter((execution) => !withData.has(execution.id)).length;
+		let withoutData = listed.filter((execution) => !withData.has(execution.id) && execution.status === 'crashed').length;
 		for (const execution of list) {
 			const items = ctx.output(execution, 'Money Trigger') || [];
 			for (const item of items) {

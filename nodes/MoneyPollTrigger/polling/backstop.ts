@@ -133,8 +133,9 @@ export async function handOver(
 		const passing = !refusal.byTrigger || refusal.status === 409 || refusal.status === 503;
 		const oldest = Math.min(...left.map((each) => each.seenAt));
 		if (!passing || nowMs - oldest - settings.graceMs > STALLED_MS) reportFailure(context, notTaken(context, settings.triggerName, refusal, left.length));
-		// A trigger that answered keeps the state, the events it did not take in it.
-		if (!refusal.byTrigger || refusal.status === 401) return;
+		// A trigger that answered keeps the state, the events it did not take in it (a body too large
+		// for it, refused 413, would be refused again with the state).
+		if (!refusal.byTrigger || refusal.status === 401 || refusal.status === 413) return;
 	}
 
 	const checkpoint = checkpointOf(state);

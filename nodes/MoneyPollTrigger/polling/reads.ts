@@ -9,7 +9,7 @@ import { moneyApiRequest } from '../../transport/request';
 import { createdAtMs } from '../../api/time';
 import { eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
-import { parseWatchKey, type PollState, unwatch } from './state';
+import { notFoundAgain, parseWatchKey, type PollState, unwatch } from './state';
 
 /** The API reads of a poll besides new transactions (listing.ts), reversals (reversals.ts) and the first poll (initialise.ts): watched pending ones, the manual test. */
 
@@ -28,17 +28,22 @@ export async function recheckWatched(
 			continue;
 		}
 		let envelope: IDataObject | null;
-		// A transaction the API listed stays watched when its read answers 404 (a lagging read): it
-		// goes to the back of the list, as after any read.
+		// A transaction the API listed stays watched while its read answers 404 (a lagging read), for
+		// up to a day: it goes to the back of the list, as after any read.
 		state.watch = [...state.watch.filter((known) => known !== key), key];
 		try {
 			envelope = envelopeOfReadResponse(
 				await moneyApiRequest.call(context, 'GET', itemRoute(parsed.resource, parsed.reference)),
 			);
 		} catch (error) {
-			if (error instanceof NodeApiError && error.httpCode === '404') continue;
-			throw new NodeApiError(context.getNode(), error as JsonObject);
+			if (!(error instanceof NodeApiError && error.httpCode === '404')) throw new NodeApiError(context.getNode(), error as JsonObject);
+			if (notFoundAgain(state, key, true)) {
+				unwatch(state, key);
+				context.logger.warn('Money Poll Trigger no longer watches a transaction whose Get has answered 404 for 24 hours', { node: context.getNode().name, transaction: key });
+			}
+			continue;
 		}
+		notFoundAgain(state, key, false);
 		if (!envelope) continue;
 		const item = observe(state, settings, parsed.resource, envelope);
 		if (item) items.push(item);

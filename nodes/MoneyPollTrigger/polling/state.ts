@@ -14,6 +14,8 @@ import type { ListWindow } from '../../transport/listWindow';
  */
 
 export const MAX_REMEMBERED_STATUSES = 2000;
+/** How long a watched transaction's re-check may answer 404 (a read that lags) before it is no longer watched. */
+export const NOT_FOUND_FOR_MS = 24 * 60 * 60_000;
 
 /**
  * The part of a resource's list a poll reads (transport/listWindow.ts). A poll that reaches Max
@@ -55,6 +57,8 @@ export interface PollState extends IDataObject {
 	referenceOrder: string[];
 	/** Events n8n could not start an execution for, until an emit of them is known to have started (polling/emissions.ts). */
 	retry?: MoneyEventItem[];
+	/** Per watched transaction whose re-check answers 404, when it first did (ms; polling/reads.ts). */
+	notFound?: Record<string, number>;
 	/** A backstop's events not yet handed over to the Money Trigger (polling/backstop.ts). */
 	handOver?: WaitingEvent[];
 }
@@ -65,7 +69,7 @@ export interface WaitingEvent extends IDataObject {
 	seenAt: number;
 }
 
-const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder', 'retry'];
+const STATE_FIELDS = ['cursors', 'floors', 'windows', 'recent', 'reversals', 'zonelessTimes', 'watch', 'statuses', 'referenceOrder', 'retry', 'notFound'];
 
 export function watchKey(resource: TransactionResource, reference: string): string {
 	return `${resource}:${reference}`;
@@ -116,6 +120,7 @@ export function parseState(saved: unknown): PollState {
 		statuses: record<string[]>(copy.statuses),
 		referenceOrder: Array.isArray(copy.referenceOrder) ? (copy.referenceOrder as string[]) : [],
 		retry: Array.isArray(copy.retry) ? (copy.retry as MoneyEventItem[]) : undefined,
+		notFound: copy.notFound === undefined ? undefined : record<number>(copy.notFound),
 		handOver: Array.isArray(copy.handOver) ? (copy.handOver as WaitingEvent[]) : undefined,
 	};
 }
@@ -181,4 +186,23 @@ export function rememberReversal(state: PollState, reference: string): void {
 
 export function unwatch(state: PollState, key: string): void {
 	if (state.watch.includes(key)) state.watch = state.watch.filter((known) => known !== key);
+	notFoundAgain(state, key, false);
+}
+
+/**
+ * Notes a watched transaction's re-check answered 404 (or not): true once it has answered so for
+ * NOT_FOUND_FOR_MS, after which it is no longer watched (a transaction gone from the account, a
+ * credential switched to another client) instead of filling the watch list for ever.
+ */
+export function notFoundAgain(state: PollState, key: string, notFound: boolean, nowMs = Date.now()): boolean {
+	if (!notFound) {
+		if (state.notFound?.[key] === undefined) return false;
+		const rest = { ...state.notFound };
+		delete rest[key];
+		state.notFound = Object.keys(rest).length > 0 ? rest : undefined;
+		return false;
+	}
+	const since = state.notFound?.[key] ?? nowMs;
+	state.notFound = { ...state.notFound, [key]: since };
+	return nowMs - since >= NOT_FOUND_FOR_MS;
 }

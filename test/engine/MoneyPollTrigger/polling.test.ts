@@ -1,6 +1,7 @@
 import type { Sandbox } from '../../../sandbox';
 import { findSecrets } from '../../harness/secrets';
 import type { ApiTestClient } from '../../sandbox/helpers';
+import { NOT_FOUND_FOR_MS } from '../../../nodes/MoneyPollTrigger/polling/state';
 import { pollTriggerSetup } from './support';
 
 const ITEM_KEYS = [
@@ -131,6 +132,19 @@ describe('Money Poll Trigger against the sandbox, in n8n-core PollContext', () =
 		expect(await trigger.poll()).toEqual({ items: null });
 		await sandbox.control.setStatus(pending, 'CANCELLED');
 		expect((await trigger.poll()).items?.map((item) => item.json.id)).toEqual([`poll_${pending}_cancelled`]);
+	});
+
+	it('stops watching a transaction whose Get has answered 404 for a day (gone from the account), so the watch list does not fill for ever', async () => {
+		const { trigger, pending } = await watchingOnePending();
+		await sandbox.control.addFault({ route: 'get_money_v1_payout_reference', kind: '404', count: 1000 });
+		expect(await trigger.poll()).toEqual({ items: null });
+		const dayLater = Date.now() + NOT_FOUND_FOR_MS + 60_000;
+		jest.spyOn(Date, 'now').mockImplementation(() => dayLater);
+		expect(await trigger.poll()).toEqual({ items: null });
+		jest.restoreAllMocks();
+		await sandbox.control.clearFaults();
+		await sandbox.control.setStatus(pending, 'CANCELLED');
+		expect(await trigger.poll()).toEqual({ items: null });
 	});
 
 	it('follows a payout from COMPLETED to REVERSED, and filters by resource, status and channel', async () => {

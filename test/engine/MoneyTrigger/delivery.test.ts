@@ -430,19 +430,26 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		expect((await post(replaced, event('evt_new_node'))).status).toBe(200);
 		expect(Object.keys(replaced.workflowStaticData.global.moneyTriggerMemory.nodes)).toEqual(['new-node-id']);
 	});
-	it('runs once a completion delivered as a bare envelope that names no resource, then handed over by a backstop (charge), or the other way round', async () => {
+	it('runs once a completion delivered as a bare envelope, then handed over by a backstop, or the other way round: its resource read from its amount\'s sign, or, when nothing names it, the hand-over judged against it', async () => {
 		const harness = await open();
-		const bare = (reference: string) => JSON.stringify({ reference, status: { code: 1, label: 'COMPLETED' }, amount: { value: 100, currency: 'XOF' }, channel: 'psp-a-tg' });
-		const handOver = async (reference: string) => {
-			const body = handOverBody({ node: 'backstop', event: JSON.parse(event(`poll_${reference}`, reference)) });
+		const bare = (reference: string, amount?: number) =>
+			JSON.stringify({ reference, status: { code: 1, label: 'COMPLETED' }, ...(amount === undefined ? {} : { amount: { value: amount, currency: 'XOF' } }), channel: 'psp-a-tg' });
+		const handOver = async (reference: string, resource: 'charge' | 'payout' = 'charge') => {
+			const wrapped = { id: `poll_${reference}`, event: `${resource}.completed`, created_at: new Date().toISOString(), data: { reference, type: resource, status: { code: 1, label: 'COMPLETED' } } };
+			const body = handOverBody({ node: 'backstop', event: wrapped });
 			return await postRaw(harness.url, { [HAND_OVER_HEADER]: signHandOver(suite.sandbox.info.webhookSecret, harness.url, body) }, body);
 		};
 		expect((await post(harness, bare('chg_bare_first'))).status).toBe(200);
 		expect((await handOver('chg_bare_first')).status).toBe(200);
 		expect((await handOver('chg_handed_first')).status).toBe(200);
 		expect((await post(harness, bare('chg_handed_first'))).status).toBe(200);
-		await until(() => harness.executions.length >= 2);
+		expect((await post(harness, bare('pay_signed', -100))).status).toBe(200);
+		expect((await handOver('pay_signed', 'payout')).status).toBe(200);
+		expect((await handOver('X-shared', 'charge')).status).toBe(200);
+		expect((await post(harness, bare('X-shared', -100))).status).toBe(200);
+		await until(() => harness.executions.length >= 5);
 		await sleep(500);
-		expect(harness.executions.map((run) => run.output(harness.node.name)[0]?.json.reference)).toEqual(['chg_bare_first', 'chg_handed_first']);
+		const runs = harness.executions.map((run) => `${run.output(harness.node.name)[0]?.json.resource}:${run.output(harness.node.name)[0]?.json.reference}`);
+		expect(runs).toEqual(['null:chg_bare_first', 'charge:chg_handed_first', 'payout:pay_signed', 'charge:X-shared', 'payout:X-shared']);
 	});
 });

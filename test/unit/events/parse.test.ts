@@ -19,15 +19,20 @@ describe('parseWebhookEvent', () => {
 		});
 	});
 
-	it('accepts an envelope at the root and takes the resource from its type', () => {
-		for (const [type, resource] of [
-			['payout', 'payout'],
-			['transfer', 'payout'],
-			['Transfer', 'payout'],
-			['charge', 'charge'],
-			['other', null],
+	it('accepts an envelope at the root and takes the resource from its type, else from its amount\'s sign (a payout\'s is negative)', () => {
+		const withoutAmount: Record<string, unknown> = { ...envelope };
+		delete withoutAmount.amount;
+		for (const [fields, resource] of [
+			[{ ...envelope, type: 'payout' }, 'payout'],
+			[{ ...envelope, type: 'transfer' }, 'payout'],
+			[{ ...envelope, type: 'Transfer' }, 'payout'],
+			[{ ...envelope, type: 'charge' }, 'charge'],
+			[{ ...envelope, type: 'other' }, 'charge'],
+			[{ ...envelope, type: 'other', amount: { value: -500, currency: 'XOF' } }, 'payout'],
+			[{ ...withoutAmount, type: 'other' }, null],
+			[{ ...envelope, type: 'other', amount: { value: 0, currency: 'XOF' } }, null],
 		] as const) {
-			const raw = Buffer.from(JSON.stringify({ ...envelope, type }));
+			const raw = Buffer.from(JSON.stringify(fields));
 			const parsed = parseWebhookEvent(raw);
 			if (!parsed.ok) throw new Error(parsed.reason);
 			expect(parsed.event.resource).toBe(resource);
