@@ -10,8 +10,8 @@ import { pathAndQueryOf } from './verification';
  * Production URL, as the API does, so the Money Trigger's memory judges every event whichever way it
  * came, in whichever n8n process holds it (webhook processes in queue mode). A hand-over is
  * authenticated with the credential's Webhook Secret, signed as a request-style delivery to that
- * URL is (timestamp, method, path, body), under a header of its own: an API delivery never carries it, and a hand-over's body is not an API
- * event.
+ * URL is (timestamp, method, path, body), under a header of its own: an API delivery never carries
+ * it, and a hand-over's body is not an API event.
  */
 
 /** Timestamp and HMAC of a hand-over: `t=<unix seconds>,v1=<hex>`. */

@@ -70,8 +70,8 @@ export function claim(context: IWebhookFunctions, event: ClaimedEvent): Delivery
 
 /**
  * Whether the event ran under the other name of its transaction: a delivery that names no resource
- * (an envelope without a known `type`, docs/decisions.md#d1) keeps its status under the reference
- * alone, a backstop's hand-over under its resource.
+ * (an envelope with neither a known `type` nor an amount, docs/decisions.md#d1) keeps its status
+ * under the reference alone, a backstop's hand-over under its resource.
  */
 function ranUnderAnotherName(memory: WorkflowMemory, nodeId: string, event: ClaimedEvent): boolean {
 	const names = event.resource === null ? TRANSACTION_RESOURCES : [null];
