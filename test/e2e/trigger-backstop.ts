@@ -16,7 +16,7 @@ import { signWebhook } from '../../sandbox';
 import { fetchText, n8nVersion, type Execution } from '../../scripts/n8n';
 import type { CasePart, Check, E2eContext } from './case-setup';
 import { mayHaveReachedN8nUnanswered, runTag, sendAll, type Attempt, type SendReport, type StreamEvent } from './deliveries';
-import { waitRegistered } from './trigger-load';
+import { stackedItems, waitRegistered } from './trigger-load';
 import { MONEY_TRIGGER_PATH, moneyTriggerWithBackstop, webhookIdFor } from './workflows';
 
 const COMPLETIONS = Number(process.env.E2E_BACKSTOP_COMPLETIONS || 300);
@@ -47,8 +47,9 @@ export function build(ctx: E2eContext): CasePart {
 	 * the seconds after a restart: the event ran, in an execution that failed). An execution whose
 	 * trigger never ran holds the event on its stack only: n8n's stop ended it first, and marked it
 	 * crashed at the next start (n8n 1.123 on SQLite can leave it success with only that data: its
-	 * status and data are two writes). Only those two count so. One without data at all (crashed; n8n 1.x's
-	 * public API leaves it out of a listing with data) names no event: each stands for at most one.
+	 * status and data are two writes). Only those two count so. One without data at all (crashed;
+	 * n8n 1.x's public API leaves it out of a listing with data) names no event: each stands for at
+	 * most one.
 	 */
 	async function runs(): Promise<{ list: Execution[]; byReference: Map<string, string[]>; notRun: Map<string, string>; withoutData: number }> {
 		const listed = await ctx.api.listExecutions({ workflowId: id, includeData: false, limit: 100_000 });
@@ -63,7 +64,7 @@ export function build(ctx: E2eContext): CasePart {
 				byReference.set(item.reference, [...(byReference.get(item.reference) ?? []), `${item.source}:${execution.status}`]);
 			}
 			if (items.length > 0) continue;
-			const stacked = execution.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0] ?? [];
+			const stacked = stackedItems(execution);
 			if (execution.status === 'crashed' && stacked.length === 0) withoutData++;
 			if (execution.status !== 'crashed' && !(execution.status === 'success' && onN8n1)) continue;
 			for (const item of stacked) if (typeof item.json?.reference === 'string') notRun.set(item.json.reference, `${execution.id}:${execution.status}`);

@@ -85,8 +85,7 @@ export function build(ctx: E2eContext): CasePart {
 	 * ({ isArtificialRecoveredEventItem: true }) in place of its output: only a string is an id.
 	 */
 	function eventOf(execution: Execution): string | undefined {
-		const stacked = execution.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0]?.json;
-		return receivedId(execution) ?? stringId((ctx.output(execution, 'Money Trigger') || [])[0]?.id) ?? stringId(stacked?.id);
+		return receivedId(execution) ?? stringId((ctx.output(execution, 'Money Trigger') || [])[0]?.id) ?? stringId(stackedItems(execution)[0]?.json?.id);
 	}
 
 	const receivedId = (execution: Execution) => stringId((ctx.output(execution, 'Received') || [])[0]?.received);
@@ -297,6 +296,11 @@ async function startupOfAFreshN8n(): Promise<{ startupPage: number; answers: Rec
 		fs.rmSync(folder, { recursive: true, force: true });
 	}
 	return await answers;
+}
+
+/** The items an execution was started with (its trigger's output, on the stack until the trigger's run is written). */
+export function stackedItems(execution: Execution): Array<{ json?: Record<string, unknown> }> {
+	return execution.data?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0] ?? [];
 }
 
 /** n8n registers an activated workflow's webhooks a moment after the API answers: until then, 404. */

@@ -9,7 +9,7 @@ import { moneyApiRequest } from '../../transport/request';
 import { createdAtMs } from '../../api/time';
 import { eventItem, observe } from './observe';
 import { listQuery, type PollSettings } from './settings';
-import { notFoundAgain, parseWatchKey, type PollState, unwatch } from './state';
+import { forgetNotFound, noteNotFound, parseWatchKey, type PollState, unwatch } from './state';
 
 /** The API reads of a poll besides new transactions (listing.ts), reversals (reversals.ts) and the first poll (initialise.ts): watched pending ones, the manual test. */
 
@@ -37,13 +37,13 @@ export async function recheckWatched(
 			);
 		} catch (error) {
 			if (!(error instanceof NodeApiError && error.httpCode === '404')) throw new NodeApiError(context.getNode(), error as JsonObject);
-			if (notFoundAgain(state, key, true)) {
+			if (noteNotFound(state, key)) {
 				unwatch(state, key);
 				context.logger.warn('Money Poll Trigger no longer watches a transaction whose Get has answered 404 for 24 hours', { node: context.getNode().name, transaction: key });
 			}
 			continue;
 		}
-		notFoundAgain(state, key, false);
+		forgetNotFound(state, key);
 		if (!envelope) continue;
 		const item = observe(state, settings, parsed.resource, envelope);
 		if (item) items.push(item);

@@ -186,23 +186,25 @@ export function rememberReversal(state: PollState, reference: string): void {
 
 export function unwatch(state: PollState, key: string): void {
 	if (state.watch.includes(key)) state.watch = state.watch.filter((known) => known !== key);
-	notFoundAgain(state, key, false);
+	forgetNotFound(state, key);
 }
 
 /**
- * Notes a watched transaction's re-check answered 404 (or not): true once it has answered so for
+ * Notes that a watched transaction's re-check answered 404: true once it has answered so for
  * NOT_FOUND_FOR_MS, after which it is no longer watched (a transaction gone from the account, a
  * credential switched to another client) instead of filling the watch list for ever.
  */
-export function notFoundAgain(state: PollState, key: string, notFound: boolean, nowMs = Date.now()): boolean {
-	if (!notFound) {
-		if (state.notFound?.[key] === undefined) return false;
-		const rest = { ...state.notFound };
-		delete rest[key];
-		state.notFound = Object.keys(rest).length > 0 ? rest : undefined;
-		return false;
-	}
+export function noteNotFound(state: PollState, key: string): boolean {
+	const nowMs = Date.now();
 	const since = state.notFound?.[key] ?? nowMs;
 	state.notFound = { ...state.notFound, [key]: since };
 	return nowMs - since >= NOT_FOUND_FOR_MS;
+}
+
+/** Forgets a transaction's 404s: it was read, or is no longer watched. */
+export function forgetNotFound(state: PollState, key: string): void {
+	if (state.notFound?.[key] === undefined) return;
+	const rest = { ...state.notFound };
+	delete rest[key];
+	state.notFound = Object.keys(rest).length > 0 ? rest : undefined;
 }

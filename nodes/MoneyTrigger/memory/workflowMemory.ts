@@ -89,7 +89,7 @@ export class WorkflowMemory {
 		}
 		for (const [name, target] of Object.entries(isPlainObject(stored.triggers) ? stored.triggers : {})) {
 			if (isPlainObject(target) && typeof target.url === 'string' && typeof target.node === 'string' && !this.noted.has(target.node) && !this.noted.has(this.triggers.get(name)?.node ?? '')) {
-				this.name(name, { url: target.url, node: target.node });
+				this.nameTrigger(name, { url: target.url, node: target.node });
 			}
 		}
 	}
@@ -101,12 +101,12 @@ export class WorkflowMemory {
 	 * process noted is not replaced by a stored one.
 	 */
 	noteTrigger(nodeName: string, target: BackstopTarget): void {
-		this.name(nodeName, target);
+		this.nameTrigger(nodeName, target);
 		this.noted.add(target.node);
 	}
 
 	/** A node is known by its current name only: a renamed trigger's old name names none. */
-	private name(nodeName: string, target: BackstopTarget): void {
+	private nameTrigger(nodeName: string, target: BackstopTarget): void {
 		for (const [name, known] of this.triggers) if (known.node === target.node && name !== nodeName) this.triggers.delete(name);
 		this.triggers.set(nodeName, target);
 	}
