@@ -89,6 +89,24 @@ function linesOf(file: string): number {
 }
 
 export const PAYOUT_CREATE = 'nodes/Money/actions/payment/create.operation.ts';
+/** The dispatch every create goes through before its operation file (issue 48 counts it with the create path). */
+export const DISPATCH = ['nodes/Money/Money.node.ts', 'nodes/Money/actions/router.ts', 'nodes/Money/actions/node.type.ts'];
+
+/** A set of files' lines as `wc -l` counts them, split into comment, blank and code lines. */
+export function lineKinds(files: string[]): { lines: number; comment: number; blank: number; code: number } {
+	let comment = 0;
+	let blank = 0;
+	let lines = 0;
+	for (const file of files) {
+		const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+		for (const line of text.split('\n').slice(0, linesOf(file))) {
+			lines++;
+			if (/^\s*$/.test(line)) blank++;
+			else if (/^\s*(\/\/|\/\*|\*)/.test(line)) comment++;
+		}
+	}
+	return { lines, comment, blank, code: lines - comment - blank };
+}
 
 if (require.main === module) {
 	const graph = importGraph();
@@ -96,6 +114,11 @@ if (require.main === module) {
 	const { files, lines } = reach(graph, start, { withoutDescriptions: true });
 	for (const file of files) console.log(`${String(linesOf(file)).padStart(5)} ${file}`);
 	console.log(`${start} reaches ${files.length} files, ${lines} lines (descriptions apart)`);
+	if (start === PAYOUT_CREATE) {
+		const all = [...new Set([...DISPATCH, ...files])];
+		const kinds = lineKinds(all);
+		console.log(`with the dispatch (${DISPATCH.join(', ')}): ${all.length} files, ${kinds.lines} lines: ${kinds.code} code, ${kinds.comment} comment, ${kinds.blank} blank`);
+	}
 	const cycles = importCycles(graph);
 	console.log(cycles.length === 0 ? 'no import cycle in nodes/ and credentials/' : `import cycles:\n${cycles.map((cycle) => `  ${cycle.join(' <-> ')}`).join('\n')}`);
 	process.exitCode = cycles.length === 0 ? 0 : 1;

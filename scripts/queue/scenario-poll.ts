@@ -40,15 +40,28 @@ export async function pollOnLeader(ctx: QueueContext, { completed = 20, pending 
 			const execs = await h.executionsOf(api, workflowId, { includeData: true });
 			return { execs, refs: execs.flatMap((e) => (ctx.output(e, 'Money Poll Trigger') || []).map((i) => i.reference as string)) };
 		};
-		const hasAll = (refs: string[], wanted: string[]) => wanted.every((r) => refs.includes(r));
-		const finalAtCreation = allRefs.filter((r) => !pendingRefs.includes(r));
-		await until('the final charges to be emitted', async () => hasAll((await emitted()).refs, finalAtCreation), { timeoutMs: 130_000, intervalMs: 2000 });
+		// The other scenarios keep the workers busy: an emitting poll's execution may wait in the
+		// queue for minutes, and only a finished one shows what was emitted (n8n's public API leaves
+		// running executions out of a listing).
+		const untilEmitted = async (what: string, wanted: string[]) => {
+			try {
+				await until(what, async () => {
+					const { refs } = await emitted();
+					return wanted.every((r) => refs.includes(r));
+				}, { timeoutMs: 400_000, intervalMs: 2000 });
+			} catch (error) {
+				const { execs, refs } = await emitted();
+				const missing = wanted.filter((r) => !refs.includes(r));
+				throw new Error(`${(error as Error).message}; not emitted: ${missing.join(', ')}; executions: ${JSON.stringify(Object.fromEntries(h.tally(execs.map((e) => e.status))))}`);
+			}
+		};
+		await untilEmitted('the final charges to be emitted', allRefs.filter((r) => !pendingRefs.includes(r)));
 		for (const ref of pendingRefs) await control.setStatus(ref, 'COMPLETED');
-		await until('the charges completed later to be emitted', async () => hasAll((await emitted()).refs, allRefs), { timeoutMs: 130_000, intervalMs: 2000 });
+		await untilEmitted('the charges completed later to be emitted', allRefs);
 		// One more poll: nothing may come again.
 		const listNow = await listCalls();
 		await until('one more poll', async () => (await listCalls()) > listNow, { timeoutMs: 100_000, intervalMs: 1000 });
-		await h.sleep(5000);
+		await h.waitSettled(api, workflowId, { timeoutMs: 400_000, quietMs: 10_000 });
 
 		const { execs, refs } = await emitted();
 		const counts = h.tally(refs.filter((r) => allRefs.includes(r)));
