@@ -160,17 +160,20 @@ function redactText(text: string, secret: string): string {
 	return text.replace(new RegExp(`(?<!\\d)${secret}(?!\\d)`, 'g'), '[redacted]');
 }
 
+/** A bearer token, whoever's it is, as an Authorization header writes it ("Bearer token expired" is prose, not one). */
+const BEARER = /\b(Bearer\s+)[\w.~+/-]{16,}=*/gi;
+
 function redactValue(value: unknown, secrets: string[]): unknown {
-	if (typeof value === 'string') return secrets.reduce(redactText, value);
+	if (typeof value === 'string') return secrets.reduce(redactText, value).replace(BEARER, '$1[redacted]');
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
 	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as IDataObject).map(([key, entry]) => [key, redactValue(entry, secrets)]));
 	return value;
 }
 
-/** Replaces every occurrence of the given secrets (the PIN, its ciphertext) in the failure's texts. */
+/** Replaces every occurrence of the given secrets (the credential's, the PIN, its ciphertext) and every bearer token in the failure's texts. */
 export function redactFailure(failure: MoneyApiFailure, secrets: Array<string | undefined>): MoneyApiFailure {
 	const present = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length > 0);
-	return present.length === 0 ? failure : (redactValue(failure, present) as MoneyApiFailure);
+	return redactValue(failure, present) as MoneyApiFailure;
 }
 
 /**

@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../api/values';
+import { CREDENTIAL_SECRET_FIELDS, MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../api/values';
 import { cancelledError, moneyApiError, type NodeError, redactFailure } from './errors';
 import {
 	answerForm,
@@ -41,7 +41,7 @@ export interface MoneyApiRequestOptions extends Partial<CallSettings> {
 	body?: IDataObject;
 	headers?: IDataObject;
 	itemIndex?: number;
-	/** Values to blank out of any error text (the PIN and its ciphertext). */
+	/** Values to blank out of any error text besides the credential's secrets (the PIN and its ciphertext). */
 	redact?: Array<string | undefined>;
 	/** The credential to send with, as read once for a create run; without it n8n reads the credential for every attempt. */
 	credential?: ICredentialsDecrypted;
@@ -119,6 +119,21 @@ function unexpectedAnswer(method: 'GET' | 'POST', route: string, response: FullR
 	if (route.startsWith(`${ROUTES.transactionDetails}/`)) return typeof body.reference === 'string' ? undefined : missing('the reference of transaction details');
 	if (route === ROUTES.charge || route === ROUTES.payout) return Array.isArray(body.data) && isObject(body.pagination) ? undefined : missing('the data and pagination of a list');
 	return isObject(body.data) ? undefined : missing('the data of a transaction');
+}
+
+/**
+ * The credential's secret values, as the call sent with them and as stored now (n8n may have
+ * refreshed the token since): an API or a gateway that echoes a request into its error must not
+ * put them in front of the user. Shorter than 4 characters they are left, or every such run of
+ * letters in the text would be blanked.
+ */
+async function credentialSecrets(context: MoneyApiContext, sent: ICredentialsDecrypted | undefined): Promise<string[]> {
+	const stored = await Promise.resolve()
+		.then(() => context.getCredentials(MONEY_API_CREDENTIAL_TYPE))
+		.catch(() => undefined);
+	return [sent?.data, stored].flatMap((data) =>
+		CREDENTIAL_SECRET_FIELDS.map((field) => data?.[field]).filter((value): value is string => typeof value === 'string' && value.length >= 4),
+	);
 }
 
 /** What an attempt that may have been carried out got, as a Retry names it. */
@@ -200,7 +215,8 @@ async function call(this: MoneyApiContext, method: 'GET' | 'POST', route: string
 				failure.createOutcomeUnknown = true;
 				if (earlier !== undefined) failure.earlierUnanswered = earlier;
 			}
-			return { error: moneyApiError(this.getNode(), redactFailure(failure, options.redact ?? []), itemIndex), unanswered: method === 'POST' ? unanswered : undefined };
+			const secrets = [...(options.redact ?? []), ...(await credentialSecrets(this, options.credential))];
+			return { error: moneyApiError(this.getNode(), redactFailure(failure, secrets), itemIndex), unanswered: method === 'POST' ? unanswered : undefined };
 		}
 		this.logger.debug('Money API call will be retried', { route, method, httpCode: failure.httpCode, errorCode: failure.errorCode, attempt: attempt + 1, waitMs });
 		await waitUnlessCancelled(waitMs, signal);

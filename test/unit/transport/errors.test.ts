@@ -157,6 +157,12 @@ describe('error mapping (spec 7)', () => {
 		const failure = redactFailure({ httpCode: 402, apiMessage: 'available 512345 of 1234', details: {} }, ['1234', 'Q2lwaGVy+/=']);
 		expect(failure.apiMessage).toBe('available 512345 of [redacted]');
 	});
+
+	it('blanks a bearer token whoever it belongs to, and leaves the word in prose', () => {
+		const failure = redactFailure({ httpCode: 401, apiMessage: 'Bearer token expired; got Authorization: Bearer eyJhbGciOi.J9eyJzdWIi', details: { authorization: 'bearer abcdefghijklmnopqrstuvwxyz==' } }, []);
+		expect(failure.apiMessage).toBe('Bearer token expired; got Authorization: Bearer [redacted]');
+		expect(failure.details).toEqual({ authorization: 'bearer [redacted]' });
+	});
 });
 
 describe('a create whose outcome is unknown says so whatever its last failure was', () => {

@@ -5,11 +5,12 @@ export const node: INode = { id: 'n1', name: 'Money', type: 'n8n-nodes-money.mon
 /** What the HTTP client gives for one attempt: a full response, or a thrown error. */
 export type Reply = { statusCode: number; body?: unknown; headers?: Record<string, string> } | Error;
 
-/** Just what the transport reads of n8n: the node, the cancel signal, the logger, and the authenticated request, answering `replies` in turn. */
-export function fakeContext(replies: Reply[], signal?: AbortSignal) {
+/** Just what the transport reads of n8n: the node, the cancel signal, the logger, the credential (when given), and the authenticated request, answering `replies` in turn. */
+export function fakeContext(replies: Reply[], signal?: AbortSignal, credential?: Record<string, unknown>) {
 	const calls: IHttpRequestOptions[] = [];
 	const context = {
 		getNode: () => node,
+		...(credential ? { getCredentials: async () => credential } : {}),
 		getExecutionCancelSignal: () => signal,
 		logger: { debug: () => {}, warn: () => {} },
 		helpers: {

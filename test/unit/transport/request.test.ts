@@ -173,6 +173,25 @@ describe('moneyApiRequest', () => {
 	});
 });
 
+describe('an error that echoes the request', () => {
+	const stored = { authentication: 'clientCredentials', clientId: 'c1', clientSecret: 'cs_0a1b2c3d4e5f', apiKey: 'sk_live_9f8e7d6c', hmacSecret: 'hm_5e6f7a8b', webhookSecret: 'wh_1a2b3c4d', walletPinSecret: '4321', accessToken: 'eyJhbGciOiJSUzI1NiJ9.c2lnbmF0dXJl' };
+	const echo = (text: string) => ({ statusCode: 400, body: { success: false, error_code: 'VALIDATION_ERROR', message: `rejected: ${text}`, details: { request: text } } });
+
+	it("carries none of the credential's secrets, as stored now or as the call sent them, nor any bearer token, in what the user reads", async () => {
+		const sent = { id: 'cr1', name: 'Money', type: 'moneyApi', data: { ...stored, accessToken: 'old.token.value', apiKey: 'sk_sent_key_1' } };
+		const echoed = `${Object.values(stored).join(' ')} old.token.value sk_sent_key_1 Authorization: Bearer someone.elses-token==`;
+		const { context } = fakeContext([echo(echoed)], undefined, stored);
+		const outcome = await moneyApiCreate.call(context, ROUTES.payout, { retry: fast, credential: sent });
+		const text = JSON.stringify(outcome);
+		for (const secret of [...Object.values(stored).filter((value) => value.length >= 4 && value !== 'clientCredentials'), 'old.token.value', 'sk_sent_key_1', 'someone.elses-token']) expect(text).not.toContain(secret);
+		expect(text).toContain('Bearer [redacted]');
+		const { context: reading } = fakeContext([echo(echoed)], undefined, stored);
+		const thrown = JSON.stringify(await moneyApiRequest.call(reading, 'GET', ROUTES.account, { retry: fast }).catch((error: unknown) => ({ ...(error as object), message: (error as Error).message })));
+		for (const secret of ['cs_0a1b2c3d4e5f', 'sk_live_9f8e7d6c', 'hm_5e6f7a8b', 'wh_1a2b3c4d', 'eyJhbGciOiJSUzI1NiJ9.c2lnbmF0dXJl', 'someone.elses-token']) expect(thrown).not.toContain(secret);
+		expect(thrown).toContain('VALIDATION_ERROR');
+	});
+});
+
 describe('a create whose outcome is unknown says so', () => {
 	const unavailable = { statusCode: 503, body: { error_code: 'PROVIDER_UNAVAILABLE' } };
 	const tooMany = { statusCode: 429, body: { error_code: 'rate_limit_exceeded' }, headers: { 'retry-after': '0' } };

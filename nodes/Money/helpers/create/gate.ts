@@ -257,8 +257,10 @@ export class Gate {
 			this.balanceRefusal = refuse(`Check Balance First: ${wallet}; nothing was sent`, advice);
 			return;
 		}
-		const debiting = sendable.filter((row) => !paid.includes(row) && debitsWallet(row.body as IDataObject, wallet));
-		const others = sendable.length - paid.length - debiting.length;
+		// Rows under one key are one payment (their bodies are the same: referencesRefusal), counted once.
+		const byKey = new Map(sendable.filter((row) => !paid.includes(row)).map((row) => [keys[row.itemIndex], row]));
+		const debiting = [...byKey.values()].filter((row) => debitsWallet(row.body as IDataObject, wallet));
+		const others = byKey.size - debiting.length;
 		if (others > 0) this.context.logger.info(`Money: Check Balance First covers ${wallet.currency} payouts from wallet ${wallet.number} only; ${others} payouts in another currency or from another account are not checked`);
 		const total = debiting.reduce((sum, row) => sum + (row.body?.amount as number), 0);
 		if (total <= wallet.value) return;

@@ -241,6 +241,17 @@ describe('Check Balance First', () => {
 		expect(readAccount).not.toHaveBeenCalled();
 	});
 
+	it('counts rows under one key (one payment listed twice, its Business Reference shared) once', async () => {
+		const rows = [row(0, 'ord-7', { amount: 6000, currency: 'XOF' }), row(1, 'ord-7', { amount: 6000, currency: 'XOF' }), row(2, 'ord-8', { amount: 3000, currency: 'XOF' })];
+		const { gate } = gateOf(nodeRun(), rows);
+		await gate.checkBalance(rows, ['k-ord-7', 'k-ord-7', 'k-ord-8'], async () => WALLET);
+		expect(rows.map((each) => gate.holdOf(each))).toEqual([undefined, undefined, undefined]);
+		const over = [...rows, row(3, 'ord-9', { amount: 2000, currency: 'XOF' })];
+		const { gate: overGate } = gateOf(nodeRun(), over);
+		await overGate.checkBalance(over, ['k-ord-7', 'k-ord-7', 'k-ord-8', 'k-ord-9'], async () => WALLET);
+		expect(overGate.holdOf(over[0])?.message).toBe('Payout run refused, nothing was sent: 3 payouts total 11000 XOF, the wallet WAL-XOF-1 has 10000 XOF available, short by 1000 XOF');
+	});
+
 	it('refuses the run, sending nothing, when the account cannot be read', async () => {
 		const rows = [row(0)];
 		const { gate } = gateOf(nodeRun(), rows);
