@@ -54,8 +54,8 @@ export function movementFields(resource: TransactionResource): string[] {
 }
 
 export const MONEY_API_CREDENTIAL_TYPE = 'moneyApi';
-/** The credential's secret fields (its password fields): no error a user sees carries their values. */
-export const CREDENTIAL_SECRET_FIELDS = ['accessToken', 'clientSecret', 'apiKey', 'hmacSecret', 'webhookSecret', 'walletPinSecret'] as const;
+/** The credential's secrets a call to the Money API sends (its authenticate): no error a user sees carries them back. */
+export const SENT_SECRET_FIELDS = ['accessToken', 'apiKey'] as const;
 
 export const API_BASE_PATH = '/money/v1';
 export const ROUTES = {

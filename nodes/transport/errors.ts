@@ -160,20 +160,27 @@ function redactText(text: string, secret: string): string {
 	return text.replace(new RegExp(`(?<!\\d)${secret}(?!\\d)`, 'g'), '[redacted]');
 }
 
-/** A bearer token, whoever's it is, as an Authorization header writes it ("Bearer token expired" is prose, not one). */
-const BEARER = /\b(Bearer\s+)[\w.~+/-]{16,}=*/gi;
+/** A bearer token, whoever's it is, as an Authorization header writes it (a digit in it: "Bearer token expired" is prose). */
+const BEARER = /\b(Bearer\s+)(?=[\w.~+/-]*\d)[\w.~+/-]{16,}=*/gi;
 
 function redactValue(value: unknown, secrets: string[]): unknown {
 	if (typeof value === 'string') return secrets.reduce(redactText, value).replace(BEARER, '$1[redacted]');
+	if (typeof value === 'number') return secrets.includes(String(value)) ? '[redacted]' : value;
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
 	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as IDataObject).map(([key, entry]) => [key, redactValue(entry, secrets)]));
 	return value;
 }
 
-/** Replaces every occurrence of the given secrets (the credential's, the PIN, its ciphertext) and every bearer token in the failure's texts. */
-export function redactFailure(failure: MoneyApiFailure, secrets: Array<string | undefined>): MoneyApiFailure {
-	const present = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length > 0);
-	return redactValue(failure, present) as MoneyApiFailure;
+/** The failure's texts that may echo the request; its status, error_code, date and counts are left as they came. */
+const ECHOING: Array<keyof MoneyApiFailure> = ['apiMessage', 'details', 'transportMessage', 'unexpectedAnswer'];
+
+/** Replaces every occurrence of the given secrets (the token or API key sent, the PIN, its ciphertext) and every bearer token in the failure's texts. */
+export function redactFailure(failure: MoneyApiFailure, secrets: unknown[]): MoneyApiFailure {
+	// Longest first: a PIN inside the API key leaves nothing of the key.
+	const present = secrets.filter((secret): secret is string => typeof secret === 'string' && secret.length > 0).sort((a, b) => b.length - a.length);
+	const redacted: MoneyApiFailure = { ...failure };
+	for (const field of ECHOING) if (redacted[field] !== undefined) Object.assign(redacted, { [field]: redactValue(redacted[field], present) });
+	return redacted;
 }
 
 /**

@@ -120,8 +120,10 @@ export function failureFromResponse(statusCode: number, rawBody: unknown, header
 	const failure: MoneyApiFailure = { httpCode: statusCode };
 	const code = isObject(body) ? (body.error_code ?? body.error ?? body.code) : undefined;
 	if (isObject(body) && typeof code === 'string') {
-		failure.errorCode = code;
-		const message = body.message ?? body.error_description;
+		// A code is a word (SEC_TOKEN_EXPIRED, invalid_token); other text there is a message, and may echo the request.
+		const isCode = /^[A-Za-z0-9_.-]{1,64}$/.test(code);
+		if (isCode) failure.errorCode = code;
+		const message = body.message ?? body.error_description ?? (isCode ? undefined : code);
 		if (typeof message === 'string') failure.apiMessage = message;
 		if (isObject(body.details)) failure.details = body.details;
 		if (body.available_balance !== undefined) failure.details = { ...(failure.details ?? {}), available_balance: body.available_balance as number };

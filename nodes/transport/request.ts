@@ -9,7 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { CREDENTIAL_SECRET_FIELDS, MONEY_API_CREDENTIAL_TYPE, ROUTES } from '../api/values';
+import { MONEY_API_CREDENTIAL_TYPE, ROUTES, SENT_SECRET_FIELDS } from '../api/values';
 import { cancelledError, moneyApiError, type NodeError, redactFailure } from './errors';
 import {
 	answerForm,
@@ -41,7 +41,7 @@ export interface MoneyApiRequestOptions extends Partial<CallSettings> {
 	body?: IDataObject;
 	headers?: IDataObject;
 	itemIndex?: number;
-	/** Values to blank out of any error text besides the credential's secrets (the PIN and its ciphertext). */
+	/** Values to blank out of any error text besides the token or API key the call sent (the PIN and its ciphertext). */
 	redact?: Array<string | undefined>;
 	/** The credential to send with, as read once for a create run; without it n8n reads the credential for every attempt. */
 	credential?: ICredentialsDecrypted;
@@ -122,18 +122,13 @@ function unexpectedAnswer(method: 'GET' | 'POST', route: string, response: FullR
 }
 
 /**
- * The credential's secret values, as the call sent with them and as stored now (n8n may have
- * refreshed the token since): an API or a gateway that echoes a request into its error must not
- * put them in front of the user. Shorter than 4 characters they are left, or every such run of
- * letters in the text would be blanked.
+ * The token or API key the call sent, which an API or a gateway that echoes a request into its
+ * error must not put in front of the user: from the credential the call sent with (n8n writes a
+ * refreshed token into it), else as n8n stores it now, read once the call has failed.
  */
-async function credentialSecrets(context: MoneyApiContext, sent: ICredentialsDecrypted | undefined): Promise<string[]> {
-	const stored = await Promise.resolve()
-		.then(() => context.getCredentials(MONEY_API_CREDENTIAL_TYPE))
-		.catch(() => undefined);
-	return [sent?.data, stored].flatMap((data) =>
-		CREDENTIAL_SECRET_FIELDS.map((field) => data?.[field]).filter((value): value is string => typeof value === 'string' && value.length >= 4),
-	);
+async function sentSecrets(context: MoneyApiContext, sent: ICredentialsDecrypted | undefined): Promise<unknown[]> {
+	const data = sent?.data ?? (await Promise.resolve().then(() => context.getCredentials(MONEY_API_CREDENTIAL_TYPE)).catch(() => undefined));
+	return SENT_SECRET_FIELDS.map((field) => data?.[field]);
 }
 
 /** What an attempt that may have been carried out got, as a Retry names it. */
@@ -215,7 +210,7 @@ async function call(this: MoneyApiContext, method: 'GET' | 'POST', route: string
 				failure.createOutcomeUnknown = true;
 				if (earlier !== undefined) failure.earlierUnanswered = earlier;
 			}
-			const secrets = [...(options.redact ?? []), ...(await credentialSecrets(this, options.credential))];
+			const secrets = [...(options.redact ?? []), ...(await sentSecrets(this, options.credential))];
 			return { error: moneyApiError(this.getNode(), redactFailure(failure, secrets), itemIndex), unanswered: method === 'POST' ? unanswered : undefined };
 		}
 		this.logger.debug('Money API call will be retried', { route, method, httpCode: failure.httpCode, errorCode: failure.errorCode, attempt: attempt + 1, waitMs });

@@ -159,9 +159,9 @@ describe('error mapping (spec 7)', () => {
 	});
 
 	it('blanks a bearer token whoever it belongs to, and leaves the word in prose', () => {
-		const failure = redactFailure({ httpCode: 401, apiMessage: 'Bearer token expired; got Authorization: Bearer eyJhbGciOi.J9eyJzdWIi', details: { authorization: 'bearer abcdefghijklmnopqrstuvwxyz==' } }, []);
+		const failure = redactFailure({ httpCode: 401, apiMessage: 'Bearer token expired; got Authorization: Bearer eyJhbGciOi.J9eyJzdWIi', details: { authorization: 'bearer abcdefghijklmnopqrstuvwxyz0==', note: 'Bearer authentication-required' } }, []);
 		expect(failure.apiMessage).toBe('Bearer token expired; got Authorization: Bearer [redacted]');
-		expect(failure.details).toEqual({ authorization: 'bearer [redacted]' });
+		expect(failure.details).toEqual({ authorization: 'bearer [redacted]', note: 'Bearer authentication-required' });
 	});
 });
 

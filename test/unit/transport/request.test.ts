@@ -174,21 +174,35 @@ describe('moneyApiRequest', () => {
 });
 
 describe('an error that echoes the request', () => {
-	const stored = { authentication: 'clientCredentials', clientId: 'c1', clientSecret: 'cs_0a1b2c3d4e5f', apiKey: 'sk_live_9f8e7d6c', hmacSecret: 'hm_5e6f7a8b', webhookSecret: 'wh_1a2b3c4d', walletPinSecret: '4321', accessToken: 'eyJhbGciOiJSUzI1NiJ9.c2lnbmF0dXJl' };
-	const echo = (text: string) => ({ statusCode: 400, body: { success: false, error_code: 'VALIDATION_ERROR', message: `rejected: ${text}`, details: { request: text } } });
+	const stored = { authentication: 'clientCredentials', clientId: 'c1', clientSecret: 'cs_0a1b2c3d4e5f', hmacSecret: 'hm_5e6f7a8b', walletPinSecret: '2500', accessToken: 'eyJhbGciOiJSUzI1NiJ9.c2lnbmF0dXJl' };
+	const echo = (text: string, code = 'VALIDATION_ERROR') => ({ statusCode: 400, body: { success: false, error_code: code, message: `rejected: ${text}`, details: { request: text, pin: 4321 } } });
 
-	it("carries none of the credential's secrets, as stored now or as the call sent them, nor any bearer token, in what the user reads", async () => {
-		const sent = { id: 'cr1', name: 'Money', type: 'moneyApi', data: { ...stored, accessToken: 'old.token.value', apiKey: 'sk_sent_key_1' } };
-		const echoed = `${Object.values(stored).join(' ')} old.token.value sk_sent_key_1 Authorization: Bearer someone.elses-token==`;
-		const { context } = fakeContext([echo(echoed)], undefined, stored);
-		const outcome = await moneyApiCreate.call(context, ROUTES.payout, { retry: fast, credential: sent });
+	it('carries neither the token or API key the call sent nor the PIN nor any bearer token in what the user reads; the longest secret first', async () => {
+		const sent = { id: 'cr1', name: 'Money', type: 'moneyApi', data: { ...stored, accessToken: 'refreshed.token.9', apiKey: 'sk_live_4321abcdef' } };
+		const echoed = 'refreshed.token.9 sk_live_4321abcdef pin 4321 Authorization: Bearer someone.elses-token9==';
+		const { context } = fakeContext([echo(echoed)], undefined, { ...stored, getCredentialsMustNotBeNeeded: true });
+		const outcome = await moneyApiCreate.call(context, ROUTES.payout, { retry: fast, credential: sent, redact: ['4321'] });
 		const text = JSON.stringify(outcome);
-		for (const secret of [...Object.values(stored).filter((value) => value.length >= 4 && value !== 'clientCredentials'), 'old.token.value', 'sk_sent_key_1', 'someone.elses-token']) expect(text).not.toContain(secret);
+		for (const secret of ['refreshed.token', 'sk_live', 'abcdef', '4321', 'someone.elses-token']) expect(text).not.toContain(secret);
 		expect(text).toContain('Bearer [redacted]');
-		const { context: reading } = fakeContext([echo(echoed)], undefined, stored);
-		const thrown = JSON.stringify(await moneyApiRequest.call(reading, 'GET', ROUTES.account, { retry: fast }).catch((error: unknown) => ({ ...(error as object), message: (error as Error).message })));
-		for (const secret of ['cs_0a1b2c3d4e5f', 'sk_live_9f8e7d6c', 'hm_5e6f7a8b', 'wh_1a2b3c4d', 'eyJhbGciOiJSUzI1NiJ9.c2lnbmF0dXJl', 'someone.elses-token']) expect(thrown).not.toContain(secret);
-		expect(thrown).toContain('VALIDATION_ERROR');
+	});
+
+	it("on a read: the token as n8n stores it; the other secrets, never sent, are left (the Wallet PIN's digits in an amount stay readable)", async () => {
+		const { context } = fakeContext([echo(`${stored.accessToken} limit 2500.50, ${stored.clientSecret}`)], undefined, stored);
+		const thrown = await moneyApiRequest.call(context, 'GET', ROUTES.account, { retry: fast }).catch((error: unknown) => error as Error & { description?: string });
+		const text = `${thrown.message} ${thrown.description ?? ''}`;
+		expect(text).not.toContain(stored.accessToken);
+		expect(text).toContain('limit 2500.50');
+		expect(text).toContain('VALIDATION_ERROR');
+	});
+
+	it('leaves the error_code and the server date as they came, and logs no error_code that is not one', async () => {
+		const logged: unknown[] = [];
+		const { context } = fakeContext([{ statusCode: 503, body: { error: `token ${stored.accessToken} rejected` } }, echo('x', 'SEC_ENDPOINT_NOT_AUTHORIZED')], undefined, { ...stored, accessToken: 'AUTH' });
+		(context.logger as unknown as { debug: (...args: unknown[]) => void }).debug = (...args: unknown[]) => logged.push(args);
+		const thrown = await moneyApiRequest.call(context, 'GET', ROUTES.account, { retry: fast }).catch((error: unknown) => error as Error);
+		expect(thrown.message).toContain('SEC_ENDPOINT_NOT_AUTHORIZED');
+		expect(JSON.stringify(logged)).not.toContain(stored.accessToken);
 	});
 });
 
