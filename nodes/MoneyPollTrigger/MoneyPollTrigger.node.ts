@@ -156,9 +156,10 @@ export class MoneyPollTrigger implements INodeType {
 async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<null> {
 	const backstop = backstopSettingsOf(context);
 	if (backstop) {
+		const started = Date.now();
 		const { state, memory } = backstopState(context);
 		try {
-			await handOver(context, state, await observeAll(context, state, settings), backstop, memory);
+			await handOver(context, state, await observeAll(context, state, settings), backstop, memory, started);
 		} catch (error) {
 			// Reported, never thrown (n8n fails a publish on a throw); nothing observed is kept
 			// unless handed over: the next poll reads again from the state last kept.

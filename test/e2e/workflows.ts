@@ -242,9 +242,14 @@ export function chain(id: string, name: string, nodes: WorkflowNode[]): Workflow
  * "Backstop" set as its backstop (docs/webhook-memory.md, the backstop), polling every minute and
  * re-checking up to 1,000 PENDING charges a poll. `backstopFor`: the trigger name it is given.
  */
-export function moneyTriggerWithBackstop(id: string, name: string, webhookId: string, { graceMinutes, backstopFor = 'Money Trigger' }: { graceMinutes: number; backstopFor?: string }): Workflow {
+export function moneyTriggerWithBackstop(
+	id: string,
+	name: string,
+	webhookId: string,
+	{ graceMinutes, backstopFor = 'Money Trigger', confirmWithApi = false }: { graceMinutes: number; backstopFor?: string; confirmWithApi?: boolean },
+): Workflow {
 	const workflow = chain(id, name, [
-		node.moneyTrigger('Money Trigger', moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), { webhookId }),
+		node.moneyTrigger('Money Trigger', { ...moneyTriggerParams({ resources: ['charge'], statuses: ['COMPLETED'] }), ...(confirmWithApi ? { confirmWithApi } : {}) }, { webhookId }),
 		node.set('Received', { received: 'yes' }, { includeOtherFields: true }),
 	]);
 	workflow.nodes.push({

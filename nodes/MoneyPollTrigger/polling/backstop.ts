@@ -32,7 +32,13 @@ export interface BackstopSettings {
 }
 
 export const DEFAULT_GRACE_MINUTES = 5;
-const HAND_OVER_TIMEOUT_MS = 30_000;
+const HAND_OVER_TIMEOUT_MS = 20_000;
+/**
+ * How long a poll starts hand-overs, from the poll's start: n8n runs the first poll inside a
+ * workflow's publication, which n8n 2.x abandons after 84 s, and n8n 1.x is not ready until it
+ * ends (docs/webhook-memory.md, "The backstop"). The events left wait for the next poll.
+ */
+const HAND_OVER_BUDGET_MS = 20_000;
 /** How long an event may wait past its grace period for n8n to answer (a restart, an upgrade) before the poll reports it. */
 const STALLED_MS = 15 * 60_000;
 
@@ -91,7 +97,8 @@ type Refusal = { status: number | null; byTrigger: boolean };
  * Hands over each event seen at least the grace period ago that the named Money Trigger's memory in
  * this process does not hold (in queue mode deliveries land on webhook processes: the Money
  * Trigger's answer tells), then the state if it changed. An event the Money Trigger did not take
- * waits for the next poll; when n8n does not answer (starting, down), so do the ones after it.
+ * waits for the next poll; when n8n does not answer (starting, down), so do the ones after it, and
+ * so do those the poll reaches past its hand-over budget (`startedMs`: when the poll started).
  */
 export async function handOver(
 	context: IPollFunctions,
@@ -99,6 +106,7 @@ export async function handOver(
 	fresh: MoneyEventItem[],
 	settings: BackstopSettings,
 	memory: WorkflowMemory,
+	startedMs: number,
 ): Promise<void> {
 	const nowMs = Date.now();
 	const node = context.getNode().id;
@@ -114,6 +122,10 @@ export async function handOver(
 	const left: WaitingEvent[] = [];
 	let refusal: Refusal | null = null;
 	for (const [index, each] of due.entries()) {
+		if (Date.now() - startedMs >= HAND_OVER_BUDGET_MS) {
+			left.push(...due.slice(index));
+			break;
+		}
 		const { event } = each;
 		const wrapped = { id: event.id, event: event.event, created_at: event.occurred_at, data: event.data };
 		const answer = await post(context, trigger.url, secret, { node, event: wrapped });

@@ -92,11 +92,33 @@ describe('a backstop poll hands over and keeps its state', () => {
 		for (let poll = 0; poll < 3; poll++) {
 			const { state, memory } = backstopState(context);
 			state.cursors = { charge: 1000 + poll };
-			await handOver(context, state, poll === 0 ? [event('CH-STUCK'), event('CH-1')] : [event(`CH-${poll + 1}`)], GRACELESS, memory);
+			await handOver(context, state, poll === 0 ? [event('CH-STUCK'), event('CH-1')] : [event(`CH-${poll + 1}`)], GRACELESS, memory, Date.now());
 			expect(posts[posts.length - 1]).toBe('checkpoint');
 			const kept = checkpoints[checkpoints.length - 1];
 			expect(kept.cursors.charge).toBe(1000 + poll);
 			expect(keys(kept.handOver ?? [])).toEqual(['charge:CH-STUCK:COMPLETED']);
+		}
+	});
+
+	it('starts hand-overs for 20 s of a poll only, then keeps the rest waiting (n8n runs the first poll inside a publication it abandons after 84 s)', async () => {
+		let clock = 1_000_000;
+		const now = jest.spyOn(Date, 'now').mockImplementation(() => clock);
+		try {
+			// Each hand-over takes 8 s, and the Money Trigger answers 503 (it could not confirm the event).
+			const { context, posts, checkpoints } = backstopContext('wf-slow', (body) => {
+				clock += 8000;
+				return body.backstop.event ? 503 : 200;
+			});
+			workflowMemory('production:wf-slow', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/s/money', node: 'trigger' });
+			const started = clock;
+			const { state, memory } = backstopState(context);
+			const events = Array.from({ length: 12 }, (_, index) => event(`CH-S${index}`));
+			await handOver(context, state, events, GRACELESS, memory, started);
+			expect(posts).toEqual(['event CH-S0', 'event CH-S1', 'event CH-S2', 'checkpoint']);
+			expect(keys(checkpoints[0].handOver ?? [])).toEqual(keys(events.map((each) => ({ event: each }))));
+			expect(clock - started).toBeLessThanOrEqual(20_000 + 8000 + 8000);
+		} finally {
+			now.mockRestore();
 		}
 	});
 
