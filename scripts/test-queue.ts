@@ -11,7 +11,7 @@
  *
  * Environment: QUEUE_ONLY=substring[|substring...] (run matching checks only; the poll check always runs
  * alongside), QUEUE_KEEP=1 (keep the temp folder with every log; kept on failure),
- * QUEUE_EVENTS (duplicate-deliveries scenario size, default 500), MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
+ * QUEUE_EVENTS (duplicate-deliveries scenario size, default 200), MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
  */
 
 import * as fs from 'node:fs';
@@ -94,7 +94,8 @@ async function main(): Promise<number> {
 			(value) => ({ value, error: undefined }),
 			(error: unknown) => ({ value: undefined, error }),
 		);
-		const events = Number(process.env.QUEUE_EVENTS || 500);
+		const events = Number(process.env.QUEUE_EVENTS || 200);
+		const burst = 150;
 		const checks: Array<[string, () => Promise<ScenarioReport>]> = [
 			['1,000 payouts over both workers under drops, 503s and token revocations, keyed by Business Reference', () => faultyRun(ctx, { withReference: true })],
 			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],
@@ -103,8 +104,8 @@ async function main(): Promise<number> {
 			["an AI Agent's Money tool in three executions through the webhook process, on both workers: Maximum per 24 Hours in Tool Mode, read from the API, holds across them, the third call refused before any request and the model told why", () => agentDayAcrossWorkers(ctx)],
 			[`${events} webhook events each delivered twice at once through the webhook process`, () => duplicateDeliveries(ctx, { events })],
 			['a sustained stream of Money Trigger events (concurrency 16, the sender retrying) on Postgres: every acknowledged event runs exactly once', () => sustainedStream(ctx)],
-			['300 distinct events at once, the webhook process restarted, each redelivered: every event runs once, the memory holds every status', () => burstRestartRedeliver(ctx, { events: 300, processes: 1 })],
-			['300 distinct events at once over two webhook processes, both restarted, each redelivered: every event acknowledged and run; events run again reported per 1,000 (goal 0)', () => burstRestartRedeliver(ctx, { events: 300, processes: 2 })],
+			[`${burst} distinct events at once, the webhook process restarted, each redelivered: every event runs once, the memory holds every status`, () => burstRestartRedeliver(ctx, { events: burst, processes: 1 })],
+			[`${burst} distinct events at once over two webhook processes, both restarted, each redelivered: every event acknowledged and run; events run again reported per 1,000 (goal 0)`, () => burstRestartRedeliver(ctx, { events: burst, processes: 2 })],
 			['a Code node after a Money Trigger that writes the workflow\'s static data: version 2.1 refused at activation; version 2 (1.0.0) published, its runs on the workers erase the memory and redeliveries after a restart run again', () => codeNodeWritesStaticData(ctx)],
 			['the poll trigger runs on the leader only and emits each final charge once', async () => {
 				const outcome = await poll;

@@ -51,11 +51,18 @@ export async function httpJson(
 	url: string,
 	{ headers = {}, body, timeoutMs = 30_000 }: { headers?: Record<string, string>; body?: unknown; timeoutMs?: number } = {},
 ): Promise<HttpAnswer> {
-	const { status, headers: answerHeaders, text } = await fetchText(url, {
-		method,
-		headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
-		body: body !== undefined ? JSON.stringify(body) : undefined,
-		timeoutMs,
+	const exchange = () =>
+		fetchText(url, {
+			method,
+			headers: { accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+			body: body !== undefined ? JSON.stringify(body) : undefined,
+			timeoutMs,
+		});
+	// A kept-alive connection n8n closed as the request went out (a busy machine): a read is asked again once.
+	const closed = (error: unknown) => ['UND_ERR_SOCKET', 'ECONNRESET'].includes((error as { cause?: { code?: string } }).cause?.code ?? '');
+	const { status, headers: answerHeaders, text } = await exchange().catch((error: unknown) => {
+		if (method !== 'GET' || !closed(error)) throw error;
+		return exchange();
 	});
 	let json: Json;
 	try {
@@ -169,9 +176,9 @@ export function publicApi(url: string, apiKey: string) {
 			const deadline = Date.now() + timeoutMs;
 			for (;;) {
 				const execution = await api.getExecution(id, true);
-				// n8n 1.123 can show a manual execution `success` before its data is written (its log:
-				// "Found successful execution where data is empty stringified array"): wait for the data.
-				const dataPending = execution.status === 'success' && !execution.data?.resultData;
+				// n8n 1.123 can show a manual execution `success` or `error` before its data is written (its
+				// log: "Found successful execution where data is empty stringified array"): wait for the data.
+				const dataPending = (execution.status === 'success' || execution.status === 'error') && !execution.data?.resultData;
 				if (isSettled(execution) && !dataPending) return execution;
 				if (Date.now() > deadline) throw new Error(`execution ${id} not settled after ${timeoutMs} ms (status ${execution.status})`);
 				await new Promise((r) => setTimeout(r, intervalMs));

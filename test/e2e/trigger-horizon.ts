@@ -1,6 +1,6 @@
 /**
  * The Money Trigger's horizon in a real n8n server (docs/webhook-memory.md): an event redelivered
- * after 3,000 other transactions and 11 minutes starts nothing, and a stale PENDING of a charge
+ * after 2,100 other transactions and 11 minutes starts nothing, and a stale PENDING of a charge
  * completed before them is dropped. Run by scripts/e2e.ts.
  *
  * On the n8n 1.x line the others are 500: the memory is the pack's, the same on both lines, and the
@@ -8,7 +8,7 @@
  * same 11 minutes, without 2,500 more deliveries on a machine both lines share.
  *
  * The 11 minutes are real time, spent by the other checks: the first check sends the 100 events
- * and the 3,000 others; the second runs last (`runLast`) and waits only for what is left of the
+ * and the 2,100 others; the second runs last (`runLast`) and waits only for what is left of the
  * 11 minutes (all of it when it runs alone). n8n's clock is n8n's: no test clock, no seeded state.
  */
 
@@ -35,7 +35,7 @@ function withId(id: (event: StreamEvent) => string) {
 }
 
 export function build(ctx: E2eContext): CasePart {
-	const OTHERS = n8nVersion().startsWith('1.') ? 500 : 3000;
+	const OTHERS = n8nVersion().startsWith('1.') ? 500 : 2100;
 	const id = 'e2eTrigHorizon'; // n8n 1.x saves static data only for ids of 16 characters at most (isWorkflowIdValid)
 	const webhookId = webhookIdFor('e2e trigger horizon');
 	// PENDING and COMPLETED run; the others are FAILED charges, answered without a run (filtered)
