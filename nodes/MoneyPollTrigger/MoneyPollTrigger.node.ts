@@ -156,10 +156,9 @@ export class MoneyPollTrigger implements INodeType {
 async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<null> {
 	const backstop = backstopSettingsOf(context);
 	if (backstop) {
-		const started = Date.now();
 		const { state, memory } = backstopState(context);
 		try {
-			await handOver(context, state, await observeAll(context, state, settings), backstop, memory, started);
+			await handOver(context, state, await observeAll(context, state, settings), backstop, memory);
 		} catch (error) {
 			// Reported, never thrown (n8n fails a publish on a throw); nothing observed is kept
 			// unless handed over: the next poll reads again from the state last kept.
@@ -183,7 +182,7 @@ async function observeAll(context: IPollFunctions, state: PollState, settings: P
 
 	for (const resource of settings.resources) {
 		if (typeof state.cursors[resource] !== 'number') {
-			await initialiseResource(context, state, settings, resource);
+			await initialiseResource(context, state, settings, resource, listed);
 			continue;
 		}
 		emitted.push(...(await pollNewTransactions(context, state, settings, resource, listed)));

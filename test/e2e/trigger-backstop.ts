@@ -30,8 +30,8 @@ const GRACE_MINUTES = 1;
 const POLL_MS = 60_000;
 /** A sender that retries every non-2xx and every timeout; a 200 from n8n's start-up page ends an event's attempts. */
 const PROVIDER = { timeoutMs: 30_000, maxAttempts: 30, retryDelayMs: 2000, backoff: true };
-/** Events waiting to be handed over at a restart, each hand-over slow: more than 84 s of them. */
-const SLOW_EVENTS = 12;
+/** Events waiting to be handed over at a restart, each hand-over slow (16 s or more): more than 84 s of them. */
+const SLOW_EVENTS = 7;
 
 export function build(ctx: E2eContext): CasePart {
 	const { control } = ctx.sandbox;
@@ -77,8 +77,12 @@ export function build(ctx: E2eContext): CasePart {
 	/** Waits until every reference ran, or until the deadline; then a poll interval more, for anything run twice. */
 	async function untilEachRan(references: string[], deadline: number) {
 		for (;;) {
-			const { byReference, notRun } = await runs();
-			if (references.every((reference) => byReference.has(reference) || notRun.has(reference)) || Date.now() > deadline) break;
+			// Read with data (heavy for n8n) only once there can be a run of each.
+			if ((await ctx.api.listExecutions({ workflowId: id, includeData: false, limit: 100_000 })).length >= references.length) {
+				const { byReference, notRun } = await runs();
+				if (references.every((reference) => byReference.has(reference) || notRun.has(reference))) break;
+			}
+			if (Date.now() > deadline) break;
 			await sleep(5000);
 		}
 		await sleep(POLL_MS + 10_000);
@@ -234,16 +238,18 @@ export function build(ctx: E2eContext): CasePart {
 		},
 		{
 			onN8n1: 'the memory the backstop shares is saved with n8n 1.x’s own code',
-			name: 'Money Trigger with a backstop Poll Trigger: every delivery again, before and after a restart, late for those the backstop handed over: nothing runs again',
+			name: 'Money Trigger with a backstop Poll Trigger: deliveries again (each dropped one, late for the hand-over, each sent while n8n started, a third of the others), before and after a restart: nothing runs again',
 			async fn() {
 				assert.ok(shared.references.length === COMPLETIONS, 'needs the previous check');
 				const before = (await runs()).list.length;
-				const again = await sendAll(shared.deliveries, { target: target(), concurrency: 4, ...PROVIDER });
-				assert.equal(again.acknowledged.size, COMPLETIONS, 'redeliveries not all acknowledged');
+				const dropped = new Set(shared.dropped);
+				const deliveries = shared.deliveries.filter((delivery, index) => dropped.has(delivery.reference) || index % 10 === 7 || index % 3 === 0);
+				const again = await sendAll(deliveries, { target: target(), concurrency: 4, ...PROVIDER });
+				assert.equal(again.acknowledged.size, deliveries.length, 'redeliveries not all acknowledged');
 				await ctx.restartN8n();
 				await waitRegistered(url);
-				const late = await sendAll(shared.deliveries, { target: target(), concurrency: 4, ...PROVIDER });
-				assert.equal(late.acknowledged.size, COMPLETIONS, 'redeliveries after the restart not all acknowledged');
+				const late = await sendAll(deliveries, { target: target(), concurrency: 4, ...PROVIDER });
+				assert.equal(late.acknowledged.size, deliveries.length, 'redeliveries after the restart not all acknowledged');
 				await sleep(POLL_MS + 10_000);
 				const { list, byReference } = await runs();
 				const figures = countOnce(shared.references, byReference);
@@ -278,6 +284,9 @@ export function build(ctx: E2eContext): CasePart {
 			name: `n8n assumption: n8n 2.x runs a poll trigger's first poll inside the workflow's publication, which it abandons after 84 s: Money Trigger with a backstop, n8n restarted while ${SLOW_EVENTS} events wait to be handed over, each hand-over slow (Confirm With the API, its reads timing out): the workflow is published whole, and once the reads answer each event runs once by the backstop`,
 			async fn() {
 				await control.setWebhook(null);
+				// The fault below slows every read of a charge, a backstop's re-check of a PENDING one too: none is left PENDING.
+				const pending = (await control.ledger()).charges.filter((entry) => entry.status.label === 'PENDING');
+				await Promise.all(pending.map((entry) => control.setStatus(entry.reference, 'FAILED')));
 				await ctx.api.activateWorkflow(slowId);
 				await waitRegistered(slowUrl);
 				await sleep(10_000);

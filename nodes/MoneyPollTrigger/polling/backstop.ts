@@ -32,13 +32,7 @@ export interface BackstopSettings {
 }
 
 export const DEFAULT_GRACE_MINUTES = 5;
-const HAND_OVER_TIMEOUT_MS = 20_000;
-/**
- * How long a poll starts hand-overs, from the poll's start: n8n runs the first poll inside a
- * workflow's publication, which n8n 2.x abandons after 84 s, and n8n 1.x is not ready until it
- * ends (docs/webhook-memory.md, "The backstop"). The events left wait for the next poll.
- */
-const HAND_OVER_BUDGET_MS = 20_000;
+const HAND_OVER_TIMEOUT_MS = 30_000;
 /** How long an event may wait past its grace period for n8n to answer (a restart, an upgrade) before the poll reports it. */
 const STALLED_MS = 15 * 60_000;
 
@@ -58,6 +52,8 @@ interface Working {
 	at: number;
 	/** The checkpoint as last handed over. */
 	handedOver: string;
+	/** Whether the last poll was the first n8n ran with its context. */
+	firstOfContext: boolean;
 }
 
 /** Per workflow and backstop node, in this n8n instance's memory. */
@@ -66,6 +62,26 @@ const MAX_WORKING = 1000;
 
 function workingKey(context: IPollFunctions): string {
 	return `${context.getWorkflow().id ?? ''}|${stateKey(context.getNode())}`;
+}
+
+/**
+ * The poll contexts n8n has run a poll with. n8n makes one per activation, runs its first poll
+ * inside the workflow's publication (or its start) and every scheduled poll after with the same
+ * one (n8n-core 2.41.1 `activatePollTrigger`, 1.123.81 `activatePolling`).
+ */
+const polledContexts = new WeakSet<IPollFunctions>();
+
+/**
+ * Whether this poll runs inside a publication or a start: the first with its context, unless the
+ * last poll in this process was a first too (a scheduler that makes a context per poll, as n8n
+ * 2.41's opt-in one does, runs no poll inside a publication after its first). n8n 2.41 abandons
+ * a publication after 84 s and n8n 1.x is not ready until that poll ends, so it hands nothing
+ * over (docs/webhook-memory.md, "The backstop").
+ */
+function insidePublication(context: IPollFunctions): { inside: boolean; first: boolean } {
+	const first = !polledContexts.has(context);
+	polledContexts.add(context);
+	return { inside: first && working.get(workingKey(context))?.firstOfContext !== true, first };
 }
 
 /**
@@ -97,35 +113,29 @@ type Refusal = { status: number | null; byTrigger: boolean };
  * Hands over each event seen at least the grace period ago that the named Money Trigger's memory in
  * this process does not hold (in queue mode deliveries land on webhook processes: the Money
  * Trigger's answer tells), then the state if it changed. An event the Money Trigger did not take
- * waits for the next poll; when n8n does not answer (starting, down), so do the ones after it, and
- * so do those the poll reaches past its hand-over budget (`startedMs`: when the poll started).
+ * waits for the next poll; when n8n does not answer (starting, down), so do the ones after it. A
+ * poll inside a publication or a start hands nothing over: its events wait for the next poll.
  */
-export async function handOver(
-	context: IPollFunctions,
-	state: PollState,
-	fresh: MoneyEventItem[],
-	settings: BackstopSettings,
-	memory: WorkflowMemory,
-	startedMs: number,
-): Promise<void> {
+export async function handOver(context: IPollFunctions, state: PollState, fresh: MoneyEventItem[], settings: BackstopSettings, memory: WorkflowMemory): Promise<void> {
 	const nowMs = Date.now();
 	const node = context.getNode().id;
+	const { inside, first } = insidePublication(context);
 	const trigger = memory.trigger(settings.triggerName);
 	const { due, waiting } = sortEvents(state, fresh, memory, trigger?.node, nowMs, settings.graceMs);
 	delete state.retry;
 	if (!trigger) {
-		keep(context, state, [...due, ...waiting], nowMs);
+		keep(context, state, [...due, ...waiting], nowMs, first);
 		return reportFailure(context, noTrigger(context, settings.triggerName));
+	}
+	if (inside) {
+		keep(context, state, [...due, ...waiting], nowMs, first, memory.checkpoint(node)?.at);
+		return;
 	}
 
 	const secret = await readWebhookSecret(context);
 	const left: WaitingEvent[] = [];
 	let refusal: Refusal | null = null;
 	for (const [index, each] of due.entries()) {
-		if (Date.now() - startedMs >= HAND_OVER_BUDGET_MS) {
-			left.push(...due.slice(index));
-			break;
-		}
 		const { event } = each;
 		const wrapped = { id: event.id, event: event.event, created_at: event.occurred_at, data: event.data };
 		const answer = await post(context, trigger.url, secret, { node, event: wrapped });
@@ -138,7 +148,7 @@ export async function handOver(
 			break;
 		}
 	}
-	const current = keep(context, state, [...left, ...waiting], nowMs, memory.checkpoint(node)?.at);
+	const current = keep(context, state, [...left, ...waiting], nowMs, first, memory.checkpoint(node)?.at);
 	if (refusal) {
 		// No answer, n8n's own, or the trigger's 409 (another delivery of the event under way) and 503
 		// (the API could not confirm it) pass by themselves: reported only once they last.
@@ -159,12 +169,12 @@ export async function handOver(
 }
 
 /** Keeps the state in this process, with the events still to hand over. */
-function keep(context: IPollFunctions, state: PollState, left: WaitingEvent[], nowMs: number, keptAt = 0): Working {
+function keep(context: IPollFunctions, state: PollState, left: WaitingEvent[], nowMs: number, firstOfContext: boolean, keptAt = 0): Working {
 	if (left.length > 0) state.handOver = left;
 	else delete state.handOver;
 	const key = workingKey(context);
 	const previous = working.get(key);
-	const current: Working = { state, at: Math.max(nowMs, keptAt + 1, (previous?.at ?? 0) + 1), handedOver: previous?.handedOver ?? '' };
+	const current: Working = { state, at: Math.max(nowMs, keptAt + 1, (previous?.at ?? 0) + 1), handedOver: previous?.handedOver ?? '', firstOfContext };
 	working.delete(key);
 	if (working.size >= MAX_WORKING) working.delete(working.keys().next().value as string);
 	working.set(key, current);

@@ -4,7 +4,7 @@ import { pollTriggerSetup } from './support';
 
 /** What the trigger knows when it starts: the first activation, and edits of an active workflow. */
 describe('Money Poll Trigger: the first activation and edits', () => {
-	const { env, poller } = pollTriggerSetup();
+	const { env, poller, requestsTo } = pollTriggerSetup();
 	const references = (outcome: { items: Array<{ json: IDataObject }> | null }) =>
 		(outcome.items ?? []).map((item) => item.json.reference as string);
 
@@ -18,6 +18,14 @@ describe('Money Poll Trigger: the first activation and edits', () => {
 
 		await env.sandbox.control.setStatus(inFlight, 'COMPLETED');
 		expect(references(await trigger.poll())).toEqual([inFlight]);
+	});
+
+	it('reads the PENDING transactions of its first poll once, by list, not again one by one (n8n runs that poll inside the publication)', async () => {
+		await env.sandbox.control.seed({ resource: 'payout', count: 120, status: 'PENDING' });
+		const trigger = poller({ resource: 'payout', statuses: ['COMPLETED'], options: { maxChecksPerPoll: 1000 } });
+		expect(await trigger.poll()).toEqual({ items: null });
+		expect(await requestsTo('get_money_v1_payout_reference')).toBe(0);
+		expect(await requestsTo('get_money_v1_payout_list')).toBeGreaterThan(0);
 	});
 
 	it('keeps its place when the trigger node is renamed in an active workflow', async () => {

@@ -89,10 +89,12 @@ describe('a backstop poll hands over and keeps its state', () => {
 	it('hands its state to the Money Trigger after each poll also while the trigger refuses an event (a restart continues from the newest state, the refused event in it)', async () => {
 		const { context, posts, checkpoints } = backstopContext('wf-refused', (body) => (body.backstop.event?.data.reference === 'CH-STUCK' ? 503 : 200));
 		workflowMemory('production:wf-refused', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/x/money', node: 'trigger' });
+		const activation = backstopState(context);
+		await handOver(context, activation.state, [], GRACELESS, activation.memory);
 		for (let poll = 0; poll < 3; poll++) {
 			const { state, memory } = backstopState(context);
 			state.cursors = { charge: 1000 + poll };
-			await handOver(context, state, poll === 0 ? [event('CH-STUCK'), event('CH-1')] : [event(`CH-${poll + 1}`)], GRACELESS, memory, Date.now());
+			await handOver(context, state, poll === 0 ? [event('CH-STUCK'), event('CH-1')] : [event(`CH-${poll + 1}`)], GRACELESS, memory);
 			expect(posts[posts.length - 1]).toBe('checkpoint');
 			const kept = checkpoints[checkpoints.length - 1];
 			expect(kept.cursors.charge).toBe(1000 + poll);
@@ -100,26 +102,39 @@ describe('a backstop poll hands over and keeps its state', () => {
 		}
 	});
 
-	it('starts hand-overs for 20 s of a poll only, then keeps the rest waiting (n8n runs the first poll inside a publication it abandons after 84 s)', async () => {
-		let clock = 1_000_000;
-		const now = jest.spyOn(Date, 'now').mockImplementation(() => clock);
-		try {
-			// Each hand-over takes 8 s, and the Money Trigger answers 503 (it could not confirm the event).
-			const { context, posts, checkpoints } = backstopContext('wf-slow', (body) => {
-				clock += 8000;
-				return body.backstop.event ? 503 : 200;
-			});
-			workflowMemory('production:wf-slow', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/s/money', node: 'trigger' });
-			const started = clock;
+	it('hands nothing over in the first poll of its context, which n8n runs inside the publication or the start (n8n 2.41 abandons one after 84 s), and the rest in the next poll', async () => {
+		const { context, posts, checkpoints } = backstopContext('wf-start', () => 200);
+		workflowMemory('production:wf-start', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/s/money', node: 'trigger' });
+		const events = Array.from({ length: 12 }, (_, index) => event(`CH-S${index}`));
+		const activation = backstopState(context);
+		await handOver(context, activation.state, events, GRACELESS, activation.memory);
+		expect(posts).toEqual([]);
+		const next = backstopState(context);
+		await handOver(context, next.state, [], GRACELESS, next.memory);
+		expect(posts).toEqual([...events.map((each) => `event ${each.reference}`), 'checkpoint']);
+		expect(checkpoints[0].handOver).toBeUndefined();
+	});
+
+	it('hands over from the second poll when n8n makes a context per poll (n8n 2.41\'s opt-in scheduler), and again in the first poll of a new activation after a scheduled one', async () => {
+		const trigger = { url: 'http://127.0.0.1/webhook/p/money', node: 'trigger' };
+		workflowMemory('production:wf-per-poll', false).noteTrigger('Money Trigger', trigger);
+		const handed: string[][] = [];
+		for (let poll = 0; poll < 3; poll++) {
+			const { context, posts } = backstopContext('wf-per-poll', () => 200);
 			const { state, memory } = backstopState(context);
-			const events = Array.from({ length: 12 }, (_, index) => event(`CH-S${index}`));
-			await handOver(context, state, events, GRACELESS, memory, started);
-			expect(posts).toEqual(['event CH-S0', 'event CH-S1', 'event CH-S2', 'checkpoint']);
-			expect(keys(checkpoints[0].handOver ?? [])).toEqual(keys(events.map((each) => ({ event: each }))));
-			expect(clock - started).toBeLessThanOrEqual(20_000 + 8000 + 8000);
-		} finally {
-			now.mockRestore();
+			await handOver(context, state, [event(`CH-P${poll}`)], GRACELESS, memory);
+			handed.push(posts);
 		}
+		expect(handed).toEqual([[], ['event CH-P0', 'event CH-P1', 'checkpoint'], ['event CH-P2']]);
+
+		const republished = backstopContext('wf-per-poll', () => 200);
+		const scheduled = backstopState(republished.context);
+		await handOver(republished.context, scheduled.state, [], GRACELESS, scheduled.memory);
+		await handOver(republished.context, scheduled.state, [], GRACELESS, scheduled.memory);
+		const again = backstopContext('wf-per-poll', () => 200);
+		const activation = backstopState(again.context);
+		await handOver(again.context, activation.state, [event('CH-P3')], GRACELESS, activation.memory);
+		expect(again.posts).toEqual([]);
 	});
 
 	it('reports a poll whose credential cannot be read instead of failing it (n8n would fail the publish)', async () => {
@@ -127,7 +142,9 @@ describe('a backstop poll hands over and keeps its state', () => {
 			throw new Error('Credential with ID "7" does not exist');
 		});
 		workflowMemory('production:wf-credential', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/y/money', node: 'trigger' });
-		await expect(new MoneyPollTrigger().poll.call(context)).resolves.toBeNull();
+		const trigger = new MoneyPollTrigger();
+		await expect(trigger.poll.call(context)).resolves.toBeNull();
+		await expect(trigger.poll.call(context)).resolves.toBeNull();
 		expect(reported).toEqual(['Credential with ID "7" does not exist']);
 	});
 });
