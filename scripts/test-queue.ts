@@ -11,7 +11,7 @@
  *
  * Environment: QUEUE_ONLY=substring[|substring...] (run matching checks only; the poll check always runs
  * alongside), QUEUE_KEEP=1 (keep the temp folder with every log; kept on failure),
- * QUEUE_EVENTS (duplicate-deliveries scenario size, default 200), MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
+ * QUEUE_EVENTS (duplicate-deliveries scenario size, default 100), MONEY_PACK_DIR, MONEY_CACHE_DIR (see scripts/n8n/versions.ts).
  */
 
 import * as fs from 'node:fs';
@@ -94,8 +94,8 @@ async function main(): Promise<number> {
 			(value) => ({ value, error: undefined }),
 			(error: unknown) => ({ value: undefined, error }),
 		);
-		const events = Number(process.env.QUEUE_EVENTS || 200);
-		const burst = 150;
+		const events = Number(process.env.QUEUE_EVENTS || 100);
+		const burst = 100;
 		const checks: Array<[string, () => Promise<ScenarioReport>]> = [
 			['1,000 payouts over both workers under drops, 503s and token revocations, keyed by Business Reference', () => faultyRun(ctx, { withReference: true })],
 			['1,000 payouts over both workers under drops, 503s and token revocations, default key', () => faultyRun(ctx, { withReference: false })],

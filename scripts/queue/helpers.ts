@@ -79,7 +79,7 @@ export async function waitSettled(
 		if (Date.now() > deadline) {
 			throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${count ?? 'a settled number of'} executions of ${workflowId}: ${execs.length}, ${unfinished} unfinished`);
 		}
-		await sleep(1000);
+		await sleep(3000);
 	}
 }
 

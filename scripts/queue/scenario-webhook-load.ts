@@ -81,7 +81,7 @@ function answersOf(sent: SendReport): Record<string, number> {
 	return Object.fromEntries(h.tally(sent.attempts.map((attempt) => String(attempt.status))));
 }
 
-export async function sustainedStream(ctx: QueueContext, { events = 300, concurrency = 16 } = {}): Promise<ScenarioReport> {
+export async function sustainedStream(ctx: QueueContext, { events = 150, concurrency = 16 } = {}): Promise<ScenarioReport> {
 	const trigger = await freshTrigger(ctx, 'queueTriggerStream');
 	const stream = chargeEvents(`qs${runTag()}`, events);
 	const started = Date.now();
@@ -125,7 +125,7 @@ async function restartWebhook(ctx: QueueContext, handle: rt.N8nHandle): Promise<
  * restarted and every event redelivered. Reported: statuses missing from the saved memory, events that
  * ran again. With one process both must be 0.
  */
-export async function burstRestartRedeliver(ctx: QueueContext, { events = 150, processes = 1 } = {}): Promise<ScenarioReport> {
+export async function burstRestartRedeliver(ctx: QueueContext, { events = 100, processes = 1 } = {}): Promise<ScenarioReport> {
 	const trigger = await freshTrigger(ctx, processes === 1 ? 'queueTriggerBurst1' : `queueTriggerBurst${processes}`);
 	const webhooks = [ctx.topology.webhook];
 	while (webhooks.length < processes) webhooks.push(await (ctx.topology.startWebhook as NonNullable<QueueContext['topology']['startWebhook']>)(`webhook${webhooks.length + 1}`));
