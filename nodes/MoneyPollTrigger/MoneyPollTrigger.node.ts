@@ -12,7 +12,7 @@ import { emitEvents } from './polling/emissions';
 import { claimPoll } from './polling/inFlight';
 import { DEFAULT_MAX_WATCHED, settingsOf, tooManyToWatch, type PollSettings } from './polling/settings';
 import { forgetStatusesBeyond, forgetUnselected, loadState, MAX_REMEMBERED_STATUSES, type PollState } from './polling/state';
-import { backstopSettingsOf, backstopState, DEFAULT_GRACE_MINUTES, handOver, reportFailure } from './polling/backstop';
+import { backstopSettingsOf, backstopState, DEFAULT_GRACE_MINUTES, firstPollOf, handOver, reportFailure } from './polling/backstop';
 
 export class MoneyPollTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -156,9 +156,10 @@ export class MoneyPollTrigger implements INodeType {
 async function pollOnce(context: IPollFunctions, settings: PollSettings): Promise<null> {
 	const backstop = backstopSettingsOf(context);
 	if (backstop) {
+		const first = firstPollOf(context);
 		const { state, memory } = backstopState(context);
 		try {
-			await handOver(context, state, await observeAll(context, state, settings), backstop, memory);
+			await handOver(context, state, await observeAll(context, state, settings), backstop, memory, first);
 		} catch (error) {
 			// Reported, never thrown (n8n fails a publish on a throw); nothing observed is kept
 			// unless handed over: the next poll reads again from the state last kept.

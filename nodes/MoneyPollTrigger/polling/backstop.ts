@@ -52,8 +52,6 @@ interface Working {
 	at: number;
 	/** The checkpoint as last handed over. */
 	handedOver: string;
-	/** Whether the last poll was the first n8n ran with its context. */
-	firstOfContext: boolean;
 }
 
 /** Per workflow and backstop node, in this n8n instance's memory. */
@@ -72,16 +70,14 @@ function workingKey(context: IPollFunctions): string {
 const polledContexts = new WeakSet<IPollFunctions>();
 
 /**
- * Whether this poll runs inside a publication or a start: the first with its context, unless the
- * last poll in this process was a first too (a scheduler that makes a context per poll, as n8n
- * 2.41's opt-in one does, runs no poll inside a publication after its first). n8n 2.41 abandons
- * a publication after 84 s and n8n 1.x is not ready until that poll ends, so it hands nothing
- * over (docs/webhook-memory.md, "The backstop").
+ * Whether this is the first poll of its context, which n8n runs inside a publication or a start:
+ * n8n 2.41 abandons a publication after 84 s and n8n 1.x is not ready until that poll ends, so it
+ * hands no event over (docs/webhook-memory.md, "The backstop"). Asked once, as the poll starts.
  */
-function insidePublication(context: IPollFunctions): { inside: boolean; first: boolean } {
+export function firstPollOf(context: IPollFunctions): boolean {
 	const first = !polledContexts.has(context);
 	polledContexts.add(context);
-	return { inside: first && working.get(workingKey(context))?.firstOfContext !== true, first };
+	return first;
 }
 
 /**
@@ -113,29 +109,32 @@ type Refusal = { status: number | null; byTrigger: boolean };
  * Hands over each event seen at least the grace period ago that the named Money Trigger's memory in
  * this process does not hold (in queue mode deliveries land on webhook processes: the Money
  * Trigger's answer tells), then the state if it changed. An event the Money Trigger did not take
- * waits for the next poll; when n8n does not answer (starting, down), so do the ones after it. A
- * poll inside a publication or a start hands nothing over: its events wait for the next poll.
+ * waits for the next poll; when n8n does not answer (starting, down), so do the ones after it. The
+ * first poll of an activation (`first`) hands over no event, only the state: its events wait for the
+ * next poll.
  */
-export async function handOver(context: IPollFunctions, state: PollState, fresh: MoneyEventItem[], settings: BackstopSettings, memory: WorkflowMemory): Promise<void> {
+export async function handOver(
+	context: IPollFunctions,
+	state: PollState,
+	fresh: MoneyEventItem[],
+	settings: BackstopSettings,
+	memory: WorkflowMemory,
+	first: boolean,
+): Promise<void> {
 	const nowMs = Date.now();
 	const node = context.getNode().id;
-	const { inside, first } = insidePublication(context);
 	const trigger = memory.trigger(settings.triggerName);
 	const { due, waiting } = sortEvents(state, fresh, memory, trigger?.node, nowMs, settings.graceMs);
 	delete state.retry;
 	if (!trigger) {
-		keep(context, state, [...due, ...waiting], nowMs, first);
+		keep(context, state, [...due, ...waiting], nowMs);
 		return reportFailure(context, noTrigger(context, settings.triggerName));
-	}
-	if (inside) {
-		keep(context, state, [...due, ...waiting], nowMs, first, memory.checkpoint(node)?.at);
-		return;
 	}
 
 	const secret = await readWebhookSecret(context);
-	const left: WaitingEvent[] = [];
+	const left: WaitingEvent[] = first ? [...due] : [];
 	let refusal: Refusal | null = null;
-	for (const [index, each] of due.entries()) {
+	for (const [index, each] of (first ? [] : due).entries()) {
 		const { event } = each;
 		const wrapped = { id: event.id, event: event.event, created_at: event.occurred_at, data: event.data };
 		const answer = await post(context, trigger.url, secret, { node, event: wrapped });
@@ -148,7 +147,8 @@ export async function handOver(context: IPollFunctions, state: PollState, fresh:
 			break;
 		}
 	}
-	const current = keep(context, state, [...left, ...waiting], nowMs, first, memory.checkpoint(node)?.at);
+	const current = keep(context, state, [...left, ...waiting], nowMs, memory.checkpoint(node)?.at);
+	if (first && left.some((each) => nowMs - each.seenAt - settings.graceMs > STALLED_MS)) reportFailure(context, notHandedOver(context, left.length));
 	if (refusal) {
 		// No answer, n8n's own, or the trigger's 409 (another delivery of the event under way) and 503
 		// (the API could not confirm it) pass by themselves: reported only once they last.
@@ -169,12 +169,12 @@ export async function handOver(context: IPollFunctions, state: PollState, fresh:
 }
 
 /** Keeps the state in this process, with the events still to hand over. */
-function keep(context: IPollFunctions, state: PollState, left: WaitingEvent[], nowMs: number, firstOfContext: boolean, keptAt = 0): Working {
+function keep(context: IPollFunctions, state: PollState, left: WaitingEvent[], nowMs: number, keptAt = 0): Working {
 	if (left.length > 0) state.handOver = left;
 	else delete state.handOver;
 	const key = workingKey(context);
 	const previous = working.get(key);
-	const current: Working = { state, at: Math.max(nowMs, keptAt + 1, (previous?.at ?? 0) + 1), handedOver: previous?.handedOver ?? '', firstOfContext };
+	const current: Working = { state, at: Math.max(nowMs, keptAt + 1, (previous?.at ?? 0) + 1), handedOver: previous?.handedOver ?? '' };
 	working.delete(key);
 	if (working.size >= MAX_WORKING) working.delete(working.keys().next().value as string);
 	working.set(key, current);
@@ -269,6 +269,13 @@ function notTaken(context: IPollFunctions, name: string, refusal: Refusal, waiti
 					: "n8n's main process must reach the Money Trigger's Production URL (WEBHOOK_URL); a proxy in between must let these requests through.";
 	return new NodeOperationError(context.getNode(), `The Money Trigger "${name}" did not take ${waiting} event(s) handed over (${answerOf(refusal)})`, {
 		description: `${remedy} Nothing is dropped: each poll hands them over again.`,
+	});
+}
+
+function notHandedOver(context: IPollFunctions, waiting: number): NodeOperationError {
+	return new NodeOperationError(context.getNode(), `${waiting} event(s) waited over 15 minutes past the grace period: every poll of this trigger was the first of an activation`, {
+		description:
+			"n8n runs a Poll Trigger's first poll inside the workflow's publication, where a backstop hands no event over. Publish the workflow and leave it published; n8n's opt-in poll scheduler (N8N_SCHEDULER_POLL_TRIGGERS_ENABLED), which makes every poll a first, is not supported.",
 	});
 }
 

@@ -1,6 +1,6 @@
 import type { IPollFunctions } from 'n8n-workflow';
 
-import { backstopState, handOver, sortEvents } from '../../../nodes/MoneyPollTrigger/polling/backstop';
+import { backstopState, firstPollOf, handOver, sortEvents } from '../../../nodes/MoneyPollTrigger/polling/backstop';
 import { MoneyPollTrigger } from '../../../nodes/MoneyPollTrigger/MoneyPollTrigger.node';
 import { ANSWERED_BY_TRIGGER_HEADER } from '../../../nodes/events/backstop';
 import { parseState } from '../../../nodes/MoneyPollTrigger/polling/state';
@@ -89,12 +89,10 @@ describe('a backstop poll hands over and keeps its state', () => {
 	it('hands its state to the Money Trigger after each poll also while the trigger refuses an event (a restart continues from the newest state, the refused event in it)', async () => {
 		const { context, posts, checkpoints } = backstopContext('wf-refused', (body) => (body.backstop.event?.data.reference === 'CH-STUCK' ? 503 : 200));
 		workflowMemory('production:wf-refused', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/x/money', node: 'trigger' });
-		const activation = backstopState(context);
-		await handOver(context, activation.state, [], GRACELESS, activation.memory);
 		for (let poll = 0; poll < 3; poll++) {
 			const { state, memory } = backstopState(context);
 			state.cursors = { charge: 1000 + poll };
-			await handOver(context, state, poll === 0 ? [event('CH-STUCK'), event('CH-1')] : [event(`CH-${poll + 1}`)], GRACELESS, memory);
+			await handOver(context, state, poll === 0 ? [event('CH-STUCK'), event('CH-1')] : [event(`CH-${poll + 1}`)], GRACELESS, memory, false);
 			expect(posts[posts.length - 1]).toBe('checkpoint');
 			const kept = checkpoints[checkpoints.length - 1];
 			expect(kept.cursors.charge).toBe(1000 + poll);
@@ -102,39 +100,44 @@ describe('a backstop poll hands over and keeps its state', () => {
 		}
 	});
 
-	it('hands nothing over in the first poll of its context, which n8n runs inside the publication or the start (n8n 2.41 abandons one after 84 s), and the rest in the next poll', async () => {
+	it('hands over no event in the first poll of an activation, which n8n runs inside the publication or the start (n8n 2.41 abandons one after 84 s), only its state; the next poll hands them over', async () => {
 		const { context, posts, checkpoints } = backstopContext('wf-start', () => 200);
 		workflowMemory('production:wf-start', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/s/money', node: 'trigger' });
 		const events = Array.from({ length: 12 }, (_, index) => event(`CH-S${index}`));
 		const activation = backstopState(context);
-		await handOver(context, activation.state, events, GRACELESS, activation.memory);
-		expect(posts).toEqual([]);
+		await handOver(context, activation.state, events, GRACELESS, activation.memory, true);
+		// The state goes to the Money Trigger all the same: a restart before the next poll continues from it.
+		expect(posts).toEqual(['checkpoint']);
+		expect(keys(checkpoints[0].handOver ?? [])).toEqual(keys(events.map((each) => ({ event: each }))));
 		const next = backstopState(context);
-		await handOver(context, next.state, [], GRACELESS, next.memory);
-		expect(posts).toEqual([...events.map((each) => `event ${each.reference}`), 'checkpoint']);
-		expect(checkpoints[0].handOver).toBeUndefined();
+		await handOver(context, next.state, [], GRACELESS, next.memory, false);
+		expect(posts).toEqual(['checkpoint', ...events.map((each) => `event ${each.reference}`), 'checkpoint']);
+		expect(checkpoints[1].handOver).toBeUndefined();
 	});
 
-	it('hands over from the second poll when n8n makes a context per poll (n8n 2.41\'s opt-in scheduler), and again in the first poll of a new activation after a scheduled one', async () => {
-		const trigger = { url: 'http://127.0.0.1/webhook/p/money', node: 'trigger' };
-		workflowMemory('production:wf-per-poll', false).noteTrigger('Money Trigger', trigger);
-		const handed: string[][] = [];
-		for (let poll = 0; poll < 3; poll++) {
-			const { context, posts } = backstopContext('wf-per-poll', () => 200);
-			const { state, memory } = backstopState(context);
-			await handOver(context, state, [event(`CH-P${poll}`)], GRACELESS, memory);
-			handed.push(posts);
-		}
-		expect(handed).toEqual([[], ['event CH-P0', 'event CH-P1', 'checkpoint'], ['event CH-P2']]);
+	it('knows the first poll of an activation by its context, asked as the poll starts, so a first poll that failed is not followed by a second first', async () => {
+		const { context } = backstopContext('wf-first', () => 200);
+		expect(firstPollOf(context)).toBe(true);
+		expect(firstPollOf(context)).toBe(false);
+		expect(firstPollOf(backstopContext('wf-first', () => 200).context)).toBe(true);
+	});
 
-		const republished = backstopContext('wf-per-poll', () => 200);
-		const scheduled = backstopState(republished.context);
-		await handOver(republished.context, scheduled.state, [], GRACELESS, scheduled.memory);
-		await handOver(republished.context, scheduled.state, [], GRACELESS, scheduled.memory);
-		const again = backstopContext('wf-per-poll', () => 200);
-		const activation = backstopState(again.context);
-		await handOver(again.context, activation.state, [event('CH-P3')], GRACELESS, activation.memory);
-		expect(again.posts).toEqual([]);
+	it('reports events every poll left waiting 15 minutes past the grace period, as when each poll is the first of its context (n8n 2.41\'s opt-in scheduler)', async () => {
+		workflowMemory('production:wf-per-poll', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/p/money', node: 'trigger' });
+		const first = backstopContext('wf-per-poll', () => 200);
+		const started = backstopState(first.context);
+		await handOver(first.context, started.state, [event('CH-P0')], GRACELESS, started.memory, true);
+		expect(first.reported).toEqual([]);
+		const now = jest.spyOn(Date, 'now').mockReturnValue(Date.now() + 16 * 60_000);
+		try {
+			const later = backstopContext('wf-per-poll', () => 200);
+			const { state, memory } = backstopState(later.context);
+			await handOver(later.context, state, [], GRACELESS, memory, true);
+			expect(later.posts.filter((post) => post.startsWith('event'))).toEqual([]);
+			expect(later.reported).toEqual(['1 event(s) waited over 15 minutes past the grace period: every poll of this trigger was the first of an activation']);
+		} finally {
+			now.mockRestore();
+		}
 	});
 
 	it('reports a poll whose credential cannot be read instead of failing it (n8n would fail the publish)', async () => {
@@ -142,9 +145,7 @@ describe('a backstop poll hands over and keeps its state', () => {
 			throw new Error('Credential with ID "7" does not exist');
 		});
 		workflowMemory('production:wf-credential', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/y/money', node: 'trigger' });
-		const trigger = new MoneyPollTrigger();
-		await expect(trigger.poll.call(context)).resolves.toBeNull();
-		await expect(trigger.poll.call(context)).resolves.toBeNull();
+		await expect(new MoneyPollTrigger().poll.call(context)).resolves.toBeNull();
 		expect(reported).toEqual(['Credential with ID "7" does not exist']);
 	});
 });
