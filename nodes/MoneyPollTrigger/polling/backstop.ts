@@ -132,9 +132,9 @@ export async function handOver(
 	}
 
 	const secret = await readWebhookSecret(context);
-	const left: WaitingEvent[] = first ? [...due] : [];
+	const [sending, left]: [WaitingEvent[], WaitingEvent[]] = first ? [[], [...due]] : [due, []];
 	let refusal: Refusal | null = null;
-	for (const [index, each] of (first ? [] : due).entries()) {
+	for (const [index, each] of sending.entries()) {
 		const { event } = each;
 		const wrapped = { id: event.id, event: event.event, created_at: event.occurred_at, data: event.data };
 		const answer = await post(context, trigger.url, secret, { node, event: wrapped });
@@ -143,7 +143,7 @@ export async function handOver(
 		left.push(each);
 		// A trigger that answered may take the next event; n8n not answering (starting, down) will not.
 		if (!answer.byTrigger || answer.status === 401) {
-			left.push(...due.slice(index + 1));
+			left.push(...sending.slice(index + 1));
 			break;
 		}
 	}
