@@ -14,7 +14,7 @@ import { webhookSecret } from './webhookSecret';
 /** Checks a delivery before anything is read from it: configured, sized, signed with the secret. */
 
 /** `handOver`: from the workflow's backstop Money Poll Trigger (events/backstop.ts), not from the API. */
-export type Verified = { ok: true; rawBody: Buffer; handOver: boolean } | { ok: false; status: number; error: string };
+export type Verified = { ok: true; rawBody: Buffer; handOver: boolean } | { ok: false; status: number; error: string; retryLater?: boolean };
 
 /** The trigger's one webhook (its description's `webhooks[0].name`). */
 export const WEBHOOK_NAME = 'default';
@@ -47,10 +47,11 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 	try {
 		secret = await webhookSecret(context);
 	} catch (error) {
-		context.logger.warn('Money Trigger refused a delivery: the credential could not be read', {
+		context.logger.warn('Money Trigger asked a sender to retry: the credential could not be read', {
 			error: error instanceof Error ? error.name : 'unknown',
 		});
-		return { ok: false, status: 401, error: 'receiver-not-configured' };
+		// n8n's own failure (its database going away as it shuts down), not the sender's: it passes.
+		return { ok: false, status: 503, error: 'receiver-unavailable', retryLater: true };
 	}
 	if (secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };
 

@@ -150,11 +150,10 @@ export async function handOver(
 	const current = keep(context, state, [...left, ...waiting], nowMs, memory.checkpoint(node)?.at);
 	if (first && left.some((each) => nowMs - each.seenAt - settings.graceMs > STALLED_MS)) reportFailure(context, notHandedOver(context, left.length));
 	if (refusal) {
-		// No answer, n8n's own, or the trigger's 409 (another delivery of the event under way) and 503
-		// (the API could not confirm it) pass by themselves: reported only once they last.
-		const passing = !refusal.byTrigger || refusal.status === 409 || refusal.status === 503;
 		const oldest = Math.min(...left.map((each) => each.seenAt));
-		if (!passing || nowMs - oldest - settings.graceMs > STALLED_MS) reportFailure(context, notTaken(context, settings.triggerName, refusal, left.length));
+		if (!passes(refusal) || nowMs - oldest - settings.graceMs > STALLED_MS) {
+			reportFailure(context, refused(context, settings.triggerName, refusal, { events: left.length }));
+		}
 		// A trigger that answered keeps the state, the events it did not take in it (a body too large
 		// for it, refused 413, would be refused again with the state).
 		if (!refusal.byTrigger || refusal.status === 401 || refusal.status === 413) return;
@@ -165,7 +164,16 @@ export async function handOver(
 	if (serialised === current.handedOver) return;
 	const answer = await post(context, trigger.url, secret, { node, checkpoint: { at: current.at, state: checkpoint } });
 	if (answer === 'taken') current.handedOver = serialised;
-	else if (answer.byTrigger) reportFailure(context, stateRefused(context, settings.triggerName, answer, serialised.length));
+	else if (!passes(answer)) reportFailure(context, refused(context, settings.triggerName, answer, { stateBytes: serialised.length }));
+}
+
+/**
+ * No answer, n8n's own, or the trigger's 409 (another delivery of the event under way) and 503 (the
+ * API could not confirm it, or n8n could not read the credential) pass by themselves: the next poll
+ * hands over again.
+ */
+function passes(refusal: Refusal): boolean {
+	return !refusal.byTrigger || refusal.status === 409 || refusal.status === 503;
 }
 
 /** Keeps the state in this process, with the events still to hand over. */
@@ -258,30 +266,29 @@ function noTrigger(context: IPollFunctions, name: string): NodeOperationError {
 	});
 }
 
-function notTaken(context: IPollFunctions, name: string, refusal: Refusal, waiting: number): NodeOperationError {
+/** A refusal of `events` handed over, or of the state (`stateBytes`), reported with what to do. */
+function refused(context: IPollFunctions, name: string, refusal: Refusal, what: { events: number } | { stateBytes: number }): NodeOperationError {
+	const ofState = 'stateBytes' in what;
 	const remedy =
 		refusal.status === 401 && refusal.byTrigger
 			? "Give this trigger the same Money API credential as the Money Trigger (the same Webhook Secret), and keep the clocks of n8n's processes within 300 s of each other."
 			: refusal.status === 413
-				? "Raise Max Body Size in the Money Trigger's Options."
+				? `Raise Max Body Size in the Money Trigger's Options${ofState ? ', or lower Max Watched Transactions here' : ''}.`
 				: refusal.byTrigger
-					? 'See the Money Trigger\'s answer in the n8n log; a 409 or 503 passes by itself.'
+					? "See the Money Trigger's answer in the n8n log; a 409 or 503 passes by itself."
 					: "n8n's main process must reach the Money Trigger's Production URL (WEBHOOK_URL); a proxy in between must let these requests through.";
-	return new NodeOperationError(context.getNode(), `The Money Trigger "${name}" did not take ${waiting} event(s) handed over (${answerOf(refusal)})`, {
-		description: `${remedy} Nothing is dropped: each poll hands them over again.`,
-	});
+	const message = ofState
+		? `The Money Trigger "${name}" did not keep this trigger's state (${Math.ceil(what.stateBytes / 1024)} KB; ${answerOf(refusal)})`
+		: `The Money Trigger "${name}" did not take ${what.events} event(s) handed over (${answerOf(refusal)})`;
+	const consequence = ofState
+		? 'Until the state is kept, a restart of n8n makes this trigger read again from its last kept state.'
+		: 'Nothing is dropped: each poll hands them over again.';
+	return new NodeOperationError(context.getNode(), message, { description: `${remedy} ${consequence}` });
 }
 
 function notHandedOver(context: IPollFunctions, waiting: number): NodeOperationError {
 	return new NodeOperationError(context.getNode(), `${waiting} event(s) waited over 15 minutes past the grace period: every poll of this trigger was the first of an activation`, {
 		description:
 			"n8n runs a Poll Trigger's first poll inside the workflow's publication, where a backstop hands no event over. Publish the workflow and leave it published; n8n's opt-in poll scheduler (N8N_SCHEDULER_POLL_TRIGGERS_ENABLED), which makes every poll a first, is not supported.",
-	});
-}
-
-function stateRefused(context: IPollFunctions, name: string, refusal: Refusal, bytes: number): NodeOperationError {
-	return new NodeOperationError(context.getNode(), `The Money Trigger "${name}" did not keep this trigger's state (${Math.ceil(bytes / 1024)} KB; ${answerOf(refusal)})`, {
-		description:
-			"Raise Max Body Size in the Money Trigger's Options, or lower Max Watched Transactions here. Until the state is kept, a restart of n8n makes this trigger read again from its last kept state.",
 	});
 }

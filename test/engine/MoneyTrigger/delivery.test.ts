@@ -407,6 +407,24 @@ describe('Money Trigger: acknowledgement and memory on n8n\'s webhook path', () 
 		}
 	});
 
+	// Before, a read that failed (n8n's database pool closing as a webhook process shut down, in the
+	// queue CI run of 50e7d4e) answered 401 receiver-not-configured: a backstop took it for a wrong secret.
+	it('answers 503 (retry) when the credential cannot be read, starting nothing; once it can, the retry runs', async () => {
+		const harness = await open();
+		const reads = jest.spyOn(suite.engine.credentials, 'getDecrypted').mockRejectedValue(new Error('Cannot use a pool after calling end on the pool'));
+		const body = event('evt_credential_unreadable');
+		try {
+			const answer = await later(FRESH_MS, async () => await post(harness, body));
+			expect({ status: answer.status, body: JSON.parse(answer.body) }).toEqual({ status: 503, body: { success: false, error: 'receiver-unavailable' } });
+		} finally {
+			reads.mockRestore();
+		}
+		expect(ran(harness)).toEqual([]);
+		const retried = await later(2 * FRESH_MS, async () => await post(harness, body));
+		expect(retried.status).toBe(200);
+		expect(ran(harness)).toEqual(['evt_credential_unreadable']);
+	});
+
 	it('refuses an event without a reference (400 missing-reference): the memory could not recognise it when it came again', async () => {
 		const harness = await open();
 		const body = JSON.stringify({ id: 'evt_no_reference', event: 'charge.completed', created_at: new Date().toISOString(), data: { type: 'charge', status: { code: 1, label: 'COMPLETED' } } });

@@ -59,6 +59,7 @@ function backstopContext(workflowId: string, answer: (body: { backstop: { event?
 	const posts: string[] = [];
 	const checkpoints: Array<{ cursors: Record<string, number>; handOver?: Array<{ event: MoneyEventItem }> }> = [];
 	const reported: string[] = [];
+	const remedies: string[] = [];
 	const parameters: Record<string, unknown> = { backstop: true, moneyTrigger: 'Money Trigger', gracePeriodMinutes: 0, resource: 'charge', statuses: ['COMPLETED'], channels: [], options: {} };
 	const context = {
 		getNode: () => ({ id: 'backstop-node', name: 'Backstop', type: 'n8n-nodes-money.moneyPollTrigger', typeVersion: 1, parameters: {}, position: [0, 0], credentials: {} }),
@@ -68,7 +69,10 @@ function backstopContext(workflowId: string, answer: (body: { backstop: { event?
 		getNodeParameter: (name: string, fallback: unknown) => (name in parameters ? parameters[name] : fallback),
 		getWorkflowStaticData: () => ({}),
 		getCredentials: credentials,
-		__emitError: (error: Error) => reported.push(error.message),
+		__emitError: (error: Error & { description?: string }) => {
+			reported.push(error.message);
+			remedies.push(error.description ?? '');
+		},
 		logger: { warn() {}, info() {}, debug() {} },
 		helpers: {
 			httpRequest: async (options: { body: string }) => {
@@ -80,7 +84,7 @@ function backstopContext(workflowId: string, answer: (body: { backstop: { event?
 			httpRequestWithAuthentication: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: { success: true, data: [], pagination: { page: 1, limit: 100, total: 0, pages: 1 } } }),
 		},
 	};
-	return { context: context as unknown as IPollFunctions, posts, checkpoints, reported };
+	return { context: context as unknown as IPollFunctions, posts, checkpoints, reported, remedies };
 }
 
 const GRACELESS = { triggerName: 'Money Trigger', graceMs: 0 };
@@ -138,6 +142,31 @@ describe('a backstop poll hands over and keeps its state', () => {
 		} finally {
 			now.mockRestore();
 		}
+	});
+
+	// Before, every refusal of the state was reported as too large: in the queue CI run of 50e7d4e a
+	// webhook process shutting down answered 401 (its credential read failed), a failed execution.
+	it('reports a state the Money Trigger refused by what it answered: a 503 or 409 passes (the next poll hands it over again), a 413 names the size, a 401 the credential', async () => {
+		const answers = new Map<number, string[]>();
+		const remediesOf = new Map<number, string[]>();
+		for (const status of [503, 409, 413, 401]) {
+			const { context, reported, remedies, posts } = backstopContext(`wf-state-${status}`, (body) => (body.backstop.event ? 200 : status));
+			workflowMemory(`production:wf-state-${status}`, false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/k/money', node: 'trigger' });
+			for (let poll = 0; poll < 2; poll++) {
+				const { state, memory } = backstopState(context);
+				state.cursors = { charge: 1000 };
+				await handOver(context, state, [], GRACELESS, memory, false);
+			}
+			expect(posts).toEqual(['checkpoint', 'checkpoint']);
+			answers.set(status, reported);
+			remediesOf.set(status, remedies);
+		}
+		expect(answers.get(503)).toEqual([]);
+		expect(answers.get(409)).toEqual([]);
+		expect(answers.get(413)).toEqual(['The Money Trigger "Money Trigger" did not keep this trigger\'s state (1 KB; 413)', 'The Money Trigger "Money Trigger" did not keep this trigger\'s state (1 KB; 413)']);
+		expect(remediesOf.get(413)?.[0]).toMatch(/^Raise Max Body Size in the Money Trigger's Options, or lower Max Watched Transactions here\./);
+		expect(answers.get(401)?.[0]).toBe('The Money Trigger "Money Trigger" did not keep this trigger\'s state (1 KB; 401)');
+		expect(remediesOf.get(401)?.[0]).toMatch(/^Give this trigger the same Money API credential as the Money Trigger/);
 	});
 
 	it('reports a poll whose credential cannot be read instead of failing it (n8n would fail the publish)', async () => {
