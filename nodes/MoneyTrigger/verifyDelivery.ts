@@ -47,10 +47,11 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 	try {
 		secret = await webhookSecret(context);
 	} catch (error) {
-		context.logger.warn('Money Trigger asked a sender to retry: the credential could not be read', {
-			error: error instanceof Error ? error.name : 'unknown',
-		});
-		// n8n's own failure (its database going away as it shuts down), not the sender's: it passes.
+		context.logger.warn(
+			"Money Trigger asked a sender to retry: its Money API credential could not be read (deleted, another N8N_ENCRYPTION_KEY in this process, or n8n's database going away as the process stops)",
+			{ error: error instanceof Error ? error.name : 'unknown' },
+		);
+		// Not the sender's failure; while a process stops it passes (docs/webhook-memory.md, "The Webhook Secret").
 		return { ok: false, status: 503, error: 'receiver-unavailable', retryLater: true };
 	}
 	if (secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };

@@ -52,6 +52,8 @@ interface Working {
 	at: number;
 	/** The checkpoint as last handed over. */
 	handedOver: string;
+	/** When the Money Trigger last kept a checkpoint (ms), or this process first kept the state. */
+	keptAt: number;
 }
 
 /** Per workflow and backstop node, in this n8n instance's memory. */
@@ -102,8 +104,8 @@ export function reportFailure(context: IPollFunctions, error: unknown): void {
 	context.__emitError(reported);
 }
 
-/** The last answer a hand-over got that did not end it. */
-type Refusal = { status: number | null; byTrigger: boolean };
+/** An answer that did not end a hand-over; `error`: the Money Trigger's error code. */
+type Refusal = { status: number | null; byTrigger: boolean; error?: string };
 
 /**
  * Hands over each event seen at least the grace period ago that the named Money Trigger's memory in
@@ -139,10 +141,9 @@ export async function handOver(
 		const wrapped = { id: event.id, event: event.event, created_at: event.occurred_at, data: event.data };
 		const answer = await post(context, trigger.url, secret, { node, event: wrapped });
 		if (answer === 'taken') continue;
-		refusal = answer;
+		if (!refusal || passes(refusal)) refusal = answer;
 		left.push(each);
-		// A trigger that answered may take the next event; n8n not answering (starting, down) will not.
-		if (!answer.byTrigger || answer.status === 401) {
+		if (refusesAll(answer)) {
 			left.push(...sending.slice(index + 1));
 			break;
 		}
@@ -154,26 +155,35 @@ export async function handOver(
 		if (!passes(refusal) || nowMs - oldest - settings.graceMs > STALLED_MS) {
 			reportFailure(context, refused(context, settings.triggerName, refusal, { events: left.length }));
 		}
-		// A trigger that answered keeps the state, the events it did not take in it (a body too large
-		// for it, refused 413, would be refused again with the state).
-		if (!refusal.byTrigger || refusal.status === 401 || refusal.status === 413) return;
+		// A trigger that refused this event alone keeps the state, the events it did not take in it (a
+		// body too large for it, refused 413, would be refused again with the state).
+		if (refusesAll(refusal) || refusal.status === 413) return;
 	}
 
 	const checkpoint = checkpointOf(state);
 	const serialised = JSON.stringify(checkpoint);
 	if (serialised === current.handedOver) return;
 	const answer = await post(context, trigger.url, secret, { node, checkpoint: { at: current.at, state: checkpoint } });
-	if (answer === 'taken') current.handedOver = serialised;
-	else if (!passes(answer)) reportFailure(context, refused(context, settings.triggerName, answer, { stateBytes: serialised.length }));
+	if (answer === 'taken') {
+		current.handedOver = serialised;
+		current.keptAt = nowMs;
+	} else if (!passes(answer) || nowMs - current.keptAt > STALLED_MS) {
+		reportFailure(context, refused(context, settings.triggerName, answer, { stateBytes: serialised.length }));
+	}
 }
 
 /**
  * No answer, n8n's own, or the trigger's 409 (another delivery of the event under way) and 503 (the
- * API could not confirm it, or n8n could not read the credential) pass by themselves: the next poll
- * hands over again.
+ * API could not confirm it, or the trigger could not read its credential) pass by themselves: the
+ * next poll hands over again; reported once they last 15 minutes.
  */
 function passes(refusal: Refusal): boolean {
 	return !refusal.byTrigger || refusal.status === 409 || refusal.status === 503;
+}
+
+/** Whether the next event would get the same answer: n8n not answering (starting, down), or a trigger that cannot verify any. */
+function refusesAll(refusal: Refusal): boolean {
+	return !refusal.byTrigger || refusal.status === 401 || refusal.error === 'receiver-unavailable';
 }
 
 /** Keeps the state in this process, with the events still to hand over. */
@@ -182,7 +192,12 @@ function keep(context: IPollFunctions, state: PollState, left: WaitingEvent[], n
 	else delete state.handOver;
 	const key = workingKey(context);
 	const previous = working.get(key);
-	const current: Working = { state, at: Math.max(nowMs, keptAt + 1, (previous?.at ?? 0) + 1), handedOver: previous?.handedOver ?? '' };
+	const current: Working = {
+		state,
+		at: Math.max(nowMs, keptAt + 1, (previous?.at ?? 0) + 1),
+		handedOver: previous?.handedOver ?? '',
+		keptAt: previous?.keptAt ?? nowMs,
+	};
 	working.delete(key);
 	if (working.size >= MAX_WORKING) working.delete(working.keys().next().value as string);
 	working.set(key, current);
@@ -245,18 +260,30 @@ async function post(context: IPollFunctions, url: string, secret: string, messag
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			timeout: HAND_OVER_TIMEOUT_MS,
-		})) as { statusCode: number; headers: IDataObject };
+		})) as { statusCode: number; headers: IDataObject; body: unknown };
 		const byTrigger = response.headers[ANSWERED_BY_TRIGGER_HEADER] !== undefined;
 		if (byTrigger && response.statusCode >= 200 && response.statusCode < 300) return 'taken';
-		return { status: response.statusCode, byTrigger };
+		return { status: response.statusCode, byTrigger, ...(byTrigger ? { error: errorCodeOf(response.body) } : {}) };
 	} catch {
 		return { status: null, byTrigger: false };
 	}
 }
 
+/** The `error` of the Money Trigger's refusal (`{ success: false, error }`). */
+function errorCodeOf(body: unknown): string | undefined {
+	try {
+		const parsed: unknown = JSON.parse(typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '');
+		const error = parsed !== null && typeof parsed === 'object' ? (parsed as IDataObject).error : undefined;
+		return typeof error === 'string' && /^[a-z-]{1,40}$/.test(error) ? error : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 function answerOf(refusal: Refusal): string {
 	if (refusal.status === null) return 'no answer';
-	return `${refusal.status}${refusal.byTrigger ? '' : ' not from the Money Trigger'}`;
+	if (!refusal.byTrigger) return `${refusal.status} not from the Money Trigger`;
+	return refusal.error ? `${refusal.status} ${refusal.error}` : String(refusal.status);
 }
 
 function noTrigger(context: IPollFunctions, name: string): NodeOperationError {
@@ -269,21 +296,27 @@ function noTrigger(context: IPollFunctions, name: string): NodeOperationError {
 /** A refusal of `events` handed over, or of the state (`stateBytes`), reported with what to do. */
 function refused(context: IPollFunctions, name: string, refusal: Refusal, what: { events: number } | { stateBytes: number }): NodeOperationError {
 	const ofState = 'stateBytes' in what;
-	const remedy =
-		refusal.status === 401 && refusal.byTrigger
-			? "Give this trigger the same Money API credential as the Money Trigger (the same Webhook Secret), and keep the clocks of n8n's processes within 300 s of each other."
-			: refusal.status === 413
-				? `Raise Max Body Size in the Money Trigger's Options${ofState ? ', or lower Max Watched Transactions here' : ''}.`
-				: refusal.byTrigger
-					? "See the Money Trigger's answer in the n8n log; a 409 or 503 passes by itself."
-					: "n8n's main process must reach the Money Trigger's Production URL (WEBHOOK_URL); a proxy in between must let these requests through.";
 	const message = ofState
 		? `The Money Trigger "${name}" did not keep this trigger's state (${Math.ceil(what.stateBytes / 1024)} KB; ${answerOf(refusal)})`
 		: `The Money Trigger "${name}" did not take ${what.events} event(s) handed over (${answerOf(refusal)})`;
 	const consequence = ofState
 		? 'Until the state is kept, a restart of n8n makes this trigger read again from its last kept state.'
 		: 'Nothing is dropped: each poll hands them over again.';
-	return new NodeOperationError(context.getNode(), message, { description: `${remedy} ${consequence}` });
+	return new NodeOperationError(context.getNode(), message, { description: `${remedyOf(refusal, ofState)} ${consequence}` });
+}
+
+function remedyOf(refusal: Refusal, ofState: boolean): string {
+	if (!refusal.byTrigger) {
+		return "n8n's main process must reach the Money Trigger's Production URL (WEBHOOK_URL); a proxy in between must let these requests through.";
+	}
+	if (refusal.status === 401) {
+		return "Give this trigger the same Money API credential as the Money Trigger (the same Webhook Secret), and keep the clocks of n8n's processes within 300 s of each other.";
+	}
+	if (refusal.error === 'receiver-unavailable') {
+		return 'The Money Trigger cannot read its Money API credential: check that it still exists and that every n8n process has the same N8N_ENCRYPTION_KEY (a process shutting down answers so for a moment).';
+	}
+	if (refusal.status === 413) return `Raise Max Body Size in the Money Trigger's Options${ofState ? ', or lower Max Watched Transactions here' : ''}.`;
+	return "See the Money Trigger's answer in the n8n log; a 409 or 503 usually passes by itself.";
 }
 
 function notHandedOver(context: IPollFunctions, waiting: number): NodeOperationError {

@@ -54,8 +54,12 @@ describe('which events a backstop poll hands over', () => {
 	});
 });
 
-/** A backstop poll's context: the API lists nothing new, the Money Trigger answers as `answer` says. */
-function backstopContext(workflowId: string, answer: (body: { backstop: { event?: { data: { reference: string } } } }) => number, credentials: () => Promise<object> = async () => ({ webhookSecret: 'secret' })) {
+/** A backstop poll's context: the API lists nothing new, the Money Trigger answers as `answer` says (a status, or a status and its error code). */
+function backstopContext(
+	workflowId: string,
+	answer: (body: { backstop: { event?: { data: { reference: string } } } }) => number | { status: number; error: string },
+	credentials: () => Promise<object> = async () => ({ webhookSecret: 'secret' }),
+) {
 	const posts: string[] = [];
 	const checkpoints: Array<{ cursors: Record<string, number>; handOver?: Array<{ event: MoneyEventItem }> }> = [];
 	const reported: string[] = [];
@@ -79,7 +83,9 @@ function backstopContext(workflowId: string, answer: (body: { backstop: { event?
 				const body = JSON.parse(options.body);
 				posts.push(body.backstop.event ? `event ${body.backstop.event.data.reference}` : 'checkpoint');
 				if (body.backstop.checkpoint) checkpoints.push(body.backstop.checkpoint.state);
-				return { statusCode: answer(body), headers: { [ANSWERED_BY_TRIGGER_HEADER]: 'money-trigger' }, body: '{}' };
+				const given = answer(body);
+				const { status, error } = typeof given === 'number' ? { status: given, error: undefined } : given;
+				return { statusCode: status, headers: { [ANSWERED_BY_TRIGGER_HEADER]: 'money-trigger' }, body: JSON.stringify(error ? { success: false, error } : {}) };
 			},
 			httpRequestWithAuthentication: async () => ({ statusCode: 200, headers: { 'content-type': 'application/json' }, body: { success: true, data: [], pagination: { page: 1, limit: 100, total: 0, pages: 1 } } }),
 		},
@@ -167,6 +173,55 @@ describe('a backstop poll hands over and keeps its state', () => {
 		expect(remediesOf.get(413)?.[0]).toMatch(/^Raise Max Body Size in the Money Trigger's Options, or lower Max Watched Transactions here\./);
 		expect(answers.get(401)?.[0]).toBe('The Money Trigger "Money Trigger" did not keep this trigger\'s state (1 KB; 401)');
 		expect(remediesOf.get(401)?.[0]).toMatch(/^Give this trigger the same Money API credential as the Money Trigger/);
+	});
+
+	/** Polls `context` at `atMs` with `fresh` events, the cursor moved (a state that changed). */
+	async function pollAt(context: IPollFunctions, fresh: MoneyEventItem[], atMs: number, cursor: number): Promise<void> {
+		const now = jest.spyOn(Date, 'now').mockReturnValue(atMs);
+		try {
+			const { state, memory } = backstopState(context);
+			state.cursors = { charge: cursor };
+			await handOver(context, state, fresh, GRACELESS, memory, false);
+		} finally {
+			now.mockRestore();
+		}
+	}
+	const T0 = 1_900_000_000_000;
+	const unavailable = { status: 503, error: 'receiver-unavailable' };
+
+	// Found by the adversarial read of the 503 (/tmp/adv55-report.md, F1 and F2): the report said a 503
+	// passes by itself, and each poll posted every waiting event (602 requests for 300 events in two polls).
+	it('stops at a Money Trigger that cannot read its credential (503 receiver-unavailable), as at a 401: one request a poll; 15 minutes on, the report names the credential', async () => {
+		const { context, posts, reported, remedies } = backstopContext('wf-unavailable', () => unavailable);
+		workflowMemory('production:wf-unavailable', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/u/money', node: 'trigger' });
+		await pollAt(context, Array.from({ length: 300 }, (_, index) => event(`CH-U${index}`)), T0, 1000);
+		await pollAt(context, [], T0 + 60_000, 1001);
+		expect(posts).toEqual(['event CH-U0', 'event CH-U0']);
+		expect(reported).toEqual([]);
+		await pollAt(context, [], T0 + 16 * 60_000, 1002);
+		expect(reported).toEqual(['The Money Trigger "Money Trigger" did not take 300 event(s) handed over (503 receiver-unavailable)']);
+		expect(remedies[0]).toMatch(/^The Money Trigger cannot read its Money API credential: check that it still exists/);
+	});
+
+	// F3: a state refused with a 503 at every poll was never reported.
+	it('reports a state no poll could hand over for 15 minutes, though each refusal passes by itself', async () => {
+		const { context, posts, reported } = backstopContext('wf-state-stalled', () => unavailable);
+		workflowMemory('production:wf-state-stalled', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/t/money', node: 'trigger' });
+		for (let minute = 0; minute <= 15; minute++) await pollAt(context, [], T0 + minute * 60_000, 1000 + minute);
+		expect(reported).toEqual([]);
+		await pollAt(context, [], T0 + 16 * 60_000, 1016);
+		expect(posts.filter((each) => each === 'checkpoint')).toHaveLength(17);
+		expect(reported).toEqual(['The Money Trigger "Money Trigger" did not keep this trigger\'s state (1 KB; 503 receiver-unavailable)']);
+	});
+
+	// F4: only the last refusal of a poll was judged, so a 413 followed by a 503 went unreported.
+	it('judges a poll by a refusal that does not pass, though one that passes came after it', async () => {
+		const { context, reported } = backstopContext('wf-worst', (body) =>
+			body.backstop.event?.data.reference === 'CH-BIG' ? 413 : body.backstop.event ? { status: 503, error: 'confirmation-unavailable' } : 200,
+		);
+		workflowMemory('production:wf-worst', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/w/money', node: 'trigger' });
+		await pollAt(context, [event('CH-BIG'), event('CH-2')], T0, 1000);
+		expect(reported).toEqual(['The Money Trigger "Money Trigger" did not take 2 event(s) handed over (413)']);
 	});
 
 	it('reports a poll whose credential cannot be read instead of failing it (n8n would fail the publish)', async () => {
