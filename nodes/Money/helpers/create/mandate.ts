@@ -98,7 +98,8 @@ function mayReadModel(configured: unknown, node: string): boolean {
 	const text = Array.isArray(configured) ? configured.map((each) => String(each)).join('\n') : typeof configured === 'string' ? configured : (JSON.stringify(configured) ?? '');
 	if (!text.includes('{{')) return false;
 	if (/\\[ux]/i.test(text) || /\b(this|eval|Function|constructor|evaluateExpression|fromai)\b/i.test(text)) return true;
-	for (const match of text.matchAll(/\$(\(\s*(?:'([^'\\]*)'|"([^"\\]*)")?\s*\)?|[A-Za-z_]\w*)/g)) {
+	// A `$` followed by neither a name nor a parenthesis (`$ (`, `[$][0](`) is the node reader out of sight: refused.
+	for (const match of text.matchAll(/\$(\(\s*(?:'([^'\\]*)'|"([^"\\]*)")?\s*\)?|[A-Za-z_]\w*|)/g)) {
 		if (!match[1].startsWith('(')) {
 			if (!PERSON_READS.has(`$${match[1]}`)) return true;
 			continue;

@@ -204,6 +204,10 @@ describe('mandate expressions', () => {
 		'={{ \\u0024json.maximum }}',
 		'={{ $thisItem.json.maximum }}',
 		['={{ $json.payees }}'],
+		// Before, a `$` not followed at once by a name or a parenthesis was not read at all (/tmp/adv48-report.md).
+		"={{ $ ('Pay supplier').last().json.amount }}",
+		"={{ $\n('Pay supplier').last().json.amount }}",
+		"={{ [$][0]('Pay supplier').last().json.amount }}",
 	])('refuses what may read the model or the tool itself: %j', (expression) => expect(refused(expression)).toBe(true));
 
 	it.each(['={{ $ifEmpty($vars.MAX, 100) }}', '={{ $secrets.vault.max }}', "={{ $vars.PARTIES.split('\\n') }}", "={{ $('Limits').first().json.max }}", "={{ $now.plus(30, 'days') }}", '100'])(
