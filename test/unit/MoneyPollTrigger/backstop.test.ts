@@ -189,8 +189,8 @@ describe('a backstop poll hands over and keeps its state', () => {
 	const T0 = 1_900_000_000_000;
 	const unavailable = { status: 503, error: 'receiver-unavailable' };
 
-	// Found by the adversarial read of the 503 (/tmp/adv55-report.md, F1 and F2): the report said a 503
-	// passes by itself, and each poll posted every waiting event (602 requests for 300 events in two polls).
+	// Before, the report said a 503 passes by itself, and each poll posted every waiting event (602
+	// requests for 300 events in two polls).
 	it('stops at a Money Trigger that cannot read its credential (503 receiver-unavailable), as at a 401: one request a poll; 15 minutes on, the report names the credential', async () => {
 		const { context, posts, reported, remedies } = backstopContext('wf-unavailable', () => unavailable);
 		workflowMemory('production:wf-unavailable', false).noteTrigger('Money Trigger', { url: 'http://127.0.0.1/webhook/u/money', node: 'trigger' });

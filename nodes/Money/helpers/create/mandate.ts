@@ -95,17 +95,20 @@ const PERSON_READS = new Set(['$vars', '$env', '$secrets', '$now', '$today', '$w
 
 /** Whether a parameter's value (a list's entries included) holds an expression that may read what the model wrote. */
 function mayReadModel(configured: unknown, node: string): boolean {
-	const text = Array.isArray(configured) ? configured.map((each) => String(each)).join('\n') : typeof configured === 'string' ? configured : (JSON.stringify(configured) ?? '');
+	const leaves = (value: unknown): string[] =>
+		Array.isArray(value) ? value.flatMap(leaves) : value !== null && typeof value === 'object' ? Object.entries(value).flatMap(([key, each]) => [key, ...leaves(each)]) : [String(value)];
+	const text = leaves(configured).join('\n');
 	if (!text.includes('{{')) return false;
 	if (/\\[ux]/i.test(text) || /\b(this|eval|Function|constructor|evaluateExpression|fromai)\b/i.test(text)) return true;
-	// A `$` followed by neither a name nor a parenthesis (`$ (`, `[$][0](`) is the node reader out of sight: refused.
-	for (const match of text.matchAll(/\$(\(\s*(?:'([^'\\]*)'|"([^"\\]*)")?\s*\)?|[A-Za-z_]\w*|)/g)) {
+	// Every `$` is read on its own (a lookahead), one in a comment or a string too; a `$` followed by
+	// neither a name nor a parenthesis (`$ (`, `[$][0](`) reads a node out of sight, `$('')` the previous node.
+	for (const match of text.matchAll(/\$(?=(\(\s*(?:'([^'\\]*)'|"([^"\\]*)")?\s*\)?|[A-Za-z_]\w*|))/g)) {
 		if (!match[1].startsWith('(')) {
 			if (!PERSON_READS.has(`$${match[1]}`)) return true;
 			continue;
 		}
 		const name = match[2] ?? match[3];
-		if (name === undefined || name === node || !match[1].endsWith(')')) return true;
+		if (name === undefined || name === '' || name === node || !match[1].endsWith(')')) return true;
 	}
 	return false;
 }

@@ -204,11 +204,27 @@ describe('mandate expressions', () => {
 		'={{ \\u0024json.maximum }}',
 		'={{ $thisItem.json.maximum }}',
 		['={{ $json.payees }}'],
-		// Before, a `$` not followed at once by a name or a parenthesis was not read at all (/tmp/adv48-report.md).
+		// Before, a `$` not followed at once by a name or a parenthesis was not read at all.
 		"={{ $ ('Pay supplier').last().json.amount }}",
 		"={{ $\n('Pay supplier').last().json.amount }}",
 		"={{ [$][0]('Pay supplier').last().json.amount }}",
 	])('refuses what may read the model or the tool itself: %j', (expression) => expect(refused(expression)).toBe(true));
+
+	// Each form below evaluates in n8n 2.41.1's expression engine to what the model wrote. Before,
+	// a `$("…")` match swallowed everything up to its closing quote, so a `$` inside a comment or a string was never checked.
+	it.each([
+		'={{ /*$("*/ $json.amount /*")*/ }}',
+		"={{ /*$('*/ $json.amount /*')*/ }}",
+		`={{ "$('" && $json.amount || "')" }}`,
+		`={{ Number(('$("' + $json.amount + '")').slice(3, -2)) }}`,
+		'={{ /*$("*/ $input.item.json.amount /*")*/ }}',
+		"={{ /*$(\"*/ $('Pay supplier').last().json.amount /*\")*/ }}",
+		// `$('')` is the previous node (n8n's `$` falls back to prevNode for a falsy name): a node not named.
+		"={{ $('').first().json.max }}",
+		'={{ $("").first().json.max }}',
+		// An array entry that is an object is read as "[object Object]"; n8n resolves the expression inside it.
+		[{ value: '={{ $json.amount }}' }],
+	])('refuses what reads the model out of the guard\'s sight: %s', (expression) => expect(refused(expression)).toBe(true));
 
 	it.each(['={{ $ifEmpty($vars.MAX, 100) }}', '={{ $secrets.vault.max }}', "={{ $vars.PARTIES.split('\\n') }}", "={{ $('Limits').first().json.max }}", "={{ $now.plus(30, 'days') }}", '100'])(
 		'takes what a person sets: %s',
