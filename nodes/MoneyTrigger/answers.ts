@@ -8,7 +8,7 @@ export const MISSING_SECRET_MESSAGE =
 /** Seconds a sender is asked to wait before it sends a delivery again. */
 export const RETRY_AFTER_SECONDS = 2;
 
-interface Refusal {
+export interface Refusal {
 	status: number;
 	error: string;
 	/** Asks the sender to come back after RETRY_AFTER_SECONDS. */

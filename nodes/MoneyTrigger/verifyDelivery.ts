@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { HAND_OVER_HEADER, verifyHandOver } from '../events/backstop';
+import { HAND_OVER_HEADER, RECEIVER_UNAVAILABLE, verifyHandOver } from '../events/backstop';
 import {
 	DEFAULT_MAX_BODY_BYTES,
 	singleHeader,
@@ -8,13 +8,13 @@ import {
 	verifyWebhookSignature,
 	type WebhookSchemeSetting,
 } from '../events/verification';
-import { rawBodyOf } from './answers';
+import { rawBodyOf, type Refusal } from './answers';
 import { webhookSecret } from './webhookSecret';
 
 /** Checks a delivery before anything is read from it: configured, sized, signed with the secret. */
 
 /** `handOver`: from the workflow's backstop Money Poll Trigger (events/backstop.ts), not from the API. */
-export type Verified = { ok: true; rawBody: Buffer; handOver: boolean } | { ok: false; status: number; error: string; retryLater?: boolean };
+export type Verified = { ok: true; rawBody: Buffer; handOver: boolean } | ({ ok: false } & Refusal);
 
 /** The trigger's one webhook (its description's `webhooks[0].name`). */
 export const WEBHOOK_NAME = 'default';
@@ -52,7 +52,7 @@ export async function verifyDelivery(context: IWebhookFunctions): Promise<Verifi
 			{ error: error instanceof Error ? error.name : 'unknown' },
 		);
 		// Not the sender's failure; while a process stops it passes (docs/webhook-memory.md, "The Webhook Secret").
-		return { ok: false, status: 503, error: 'receiver-unavailable', retryLater: true };
+		return { ok: false, status: 503, error: RECEIVER_UNAVAILABLE, retryLater: true };
 	}
 	if (secret === '') return { ok: false, status: 401, error: 'receiver-not-configured' };
 

@@ -9,8 +9,9 @@ import { MONEY_API_CREDENTIAL_TYPE } from '../api/values';
  * verified against a secret whose read began at most FRESH_MS before it arrived (or the read under
  * way), so a secret replaced in the credential stops being accepted within FRESH_MS (n8n does not
  * re-activate a workflow when its credential changes), and forged deliveries, however many, cost
- * one read per FRESH_MS. A failed read is kept as long: the deliveries meanwhile are asked to retry. Another
- * credential chosen on the node is read at once: it is cached apart. Kept in this process only.
+ * one read per FRESH_MS. A failed read is kept as long: the deliveries meanwhile are asked to
+ * retry. Another credential chosen on the node is read at once: it is cached apart. Kept in this
+ * process only.
  */
 
 export const FRESH_MS = 1_000;

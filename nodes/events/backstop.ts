@@ -18,6 +18,8 @@ import { pathAndQueryOf } from './verification';
 export const HAND_OVER_HEADER = 'x-money-backstop';
 /** Set on every answer the Money Trigger gives: a 2xx without it (n8n's start-up page, a proxy) was not handled by the trigger. */
 export const ANSWERED_BY_TRIGGER_HEADER = 'x-money-trigger';
+/** The Money Trigger's answer when it cannot read its credential: no event can be verified until it can. */
+export const RECEIVER_UNAVAILABLE = 'receiver-unavailable';
 
 /** The poll's state, kept by the Money Trigger's memory because n8n never saves a backstop poll's static data. */
 export interface Checkpoint {

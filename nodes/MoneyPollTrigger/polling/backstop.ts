@@ -1,7 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { ANSWERED_BY_TRIGGER_HEADER, HAND_OVER_HEADER, handOverBody, signHandOver, type HandOver } from '../../events/backstop';
+import { ANSWERED_BY_TRIGGER_HEADER, HAND_OVER_HEADER, handOverBody, RECEIVER_UNAVAILABLE, signHandOver, type HandOver } from '../../events/backstop';
 import type { MoneyEventItem } from '../../events/item';
 import { referenceKey } from '../../events/memory';
 import { isN8n1, MEMORY_KEY, workflowMemory, type WorkflowMemory } from '../../MoneyTrigger/memory/workflowMemory';
@@ -183,7 +183,7 @@ function passes(refusal: Refusal): boolean {
 
 /** Whether the next event would get the same answer: n8n not answering (starting, down), or a trigger that cannot verify any. */
 function refusesAll(refusal: Refusal): boolean {
-	return !refusal.byTrigger || refusal.status === 401 || refusal.error === 'receiver-unavailable';
+	return !refusal.byTrigger || refusal.status === 401 || refusal.error === RECEIVER_UNAVAILABLE;
 }
 
 /** Keeps the state in this process, with the events still to hand over. */
@@ -269,15 +269,21 @@ async function post(context: IPollFunctions, url: string, secret: string, messag
 	}
 }
 
-/** The `error` of the Money Trigger's refusal (`{ success: false, error }`). */
+/**
+ * The `error` of the Money Trigger's refusal (`{ success: false, error }`): n8n-core gives a JSON body
+ * parsed, whatever the request's `json`.
+ */
 function errorCodeOf(body: unknown): string | undefined {
-	try {
-		const parsed: unknown = JSON.parse(typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '');
-		const error = parsed !== null && typeof parsed === 'object' ? (parsed as IDataObject).error : undefined;
-		return typeof error === 'string' && /^[a-z-]{1,40}$/.test(error) ? error : undefined;
-	} catch {
-		return undefined;
+	let parsed = body;
+	if (typeof body === 'string') {
+		try {
+			parsed = JSON.parse(body);
+		} catch {
+			return undefined;
+		}
 	}
+	const error = parsed !== null && typeof parsed === 'object' ? (parsed as IDataObject).error : undefined;
+	return typeof error === 'string' && /^[a-z-]{1,40}$/.test(error) ? error : undefined;
 }
 
 function answerOf(refusal: Refusal): string {
@@ -312,7 +318,7 @@ function remedyOf(refusal: Refusal, ofState: boolean): string {
 	if (refusal.status === 401) {
 		return "Give this trigger the same Money API credential as the Money Trigger (the same Webhook Secret), and keep the clocks of n8n's processes within 300 s of each other.";
 	}
-	if (refusal.error === 'receiver-unavailable') {
+	if (refusal.error === RECEIVER_UNAVAILABLE) {
 		return 'The Money Trigger cannot read its Money API credential: check that it still exists and that every n8n process has the same N8N_ENCRYPTION_KEY (a process shutting down answers so for a moment).';
 	}
 	if (refusal.status === 413) return `Raise Max Body Size in the Money Trigger's Options${ofState ? ', or lower Max Watched Transactions here' : ''}.`;

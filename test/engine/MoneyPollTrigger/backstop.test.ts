@@ -13,8 +13,8 @@ interface Posted {
 	checkpoint?: { at: number; state: unknown };
 }
 
-/** The Money Trigger's Production URL: answers every hand-over as the trigger (its header), and records it. */
-async function triggerUrl(): Promise<{ url: string; posts: Posted[]; server: Server }> {
+/** The Money Trigger's Production URL: answers every hand-over as the trigger (its header) with `refusal` or 200, and records it. */
+async function triggerUrl(refusal?: { status: number; error: string }): Promise<{ url: string; posts: Posted[]; server: Server }> {
 	const posts: Posted[] = [];
 	const server = createServer((request, response) => {
 		let body = '';
@@ -22,7 +22,9 @@ async function triggerUrl(): Promise<{ url: string; posts: Posted[]; server: Ser
 		request.on('end', () => {
 			posts.push(JSON.parse(body).backstop as Posted);
 			response.setHeader('x-money-trigger', 'money-trigger');
-			response.end('{}');
+			response.setHeader('content-type', 'application/json; charset=utf-8');
+			response.statusCode = refusal?.status ?? 200;
+			response.end(JSON.stringify(refusal ? { success: false, error: refusal.error } : {}));
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
@@ -41,21 +43,39 @@ function activation(engine: Engine, node: INode, workflowId: string, staticData:
 	return async () => await (nodeType.poll as NonNullable<INodeType['poll']>).call(context);
 }
 
+const backstopNode = (): INode => ({
+	id: 'backstop-node',
+	name: 'Backstop',
+	type: MONEY_POLL_TRIGGER,
+	typeVersion: 1,
+	position: [0, 0],
+	parameters: { backstop: true, moneyTrigger: 'Money Trigger', gracePeriodMinutes: 0, resource: 'charge', statuses: ['COMPLETED'] },
+	credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: 'Money API account' } },
+});
+
 describe('Money Poll Trigger as a backstop: the first poll of an activation', () => {
 	const { env } = pollTriggerSetup();
+
+	// n8n-core gives the answer's JSON body parsed, though the request asks for none: before, the
+	// trigger's error code was read from text only, and every waiting event was posted at every poll.
+	it('stops at the first event a Money Trigger that cannot read its credential refuses (503 receiver-unavailable, as n8n-core hands it over)', async () => {
+		const trigger = await triggerUrl({ status: 503, error: 'receiver-unavailable' });
+		try {
+			const staticData = { global: { moneyTriggerMemory: { writer: 'process:1', nodes: {}, triggers: { 'Money Trigger': { url: trigger.url, node: 'trigger-node' } }, backstops: {} } } };
+			const poll = activation(env.engine, backstopNode(), 'wf-unavailable', staticData);
+			expect(await poll()).toBeNull();
+			for (let each = 0; each < 4; each++) await env.sandbox.control.setStatus(await env.api.create('charge'), 'COMPLETED');
+			expect(await poll()).toBeNull();
+			expect(trigger.posts.filter((post) => post.event)).toHaveLength(1);
+		} finally {
+			trigger.server.close();
+		}
+	});
 
 	it('hands its state over though no event: a completion whose delivery was dropped before a restart that came before the first scheduled poll is handed over after it', async () => {
 		const trigger = await triggerUrl();
 		try {
-			const node: INode = {
-				id: 'backstop-node',
-				name: 'Backstop',
-				type: MONEY_POLL_TRIGGER,
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: { backstop: true, moneyTrigger: 'Money Trigger', gracePeriodMinutes: 0, resource: 'charge', statuses: ['COMPLETED'] },
-				credentials: { [CREDENTIAL_TYPE]: { id: CREDENTIAL_ID, name: 'Money API account' } },
-			};
+			const node = backstopNode();
 			const memory = (backstops: IDataObject = {}) => ({ global: { moneyTriggerMemory: { writer: 'process:1', nodes: {}, triggers: { 'Money Trigger': { url: trigger.url, node: 'trigger-node' } }, backstops } } });
 			// Published: n8n runs the first poll inside the publication.
 			expect(await activation(env.engine, node, 'wf-published', memory())()).toBeNull();
