@@ -167,7 +167,7 @@ function redactValue(value: unknown, secrets: string[]): unknown {
 	if (typeof value === 'string') return secrets.reduce(redactText, value).replace(BEARER, '$1[redacted]');
 	if (typeof value === 'number') return secrets.includes(String(value)) ? '[redacted]' : value;
 	if (Array.isArray(value)) return value.map((entry) => redactValue(entry, secrets));
-	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as IDataObject).map(([key, entry]) => [key, redactValue(entry, secrets)]));
+	if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value as IDataObject).map(([key, entry]) => [redactValue(key, secrets), redactValue(entry, secrets)]));
 	return value;
 }
 

@@ -153,6 +153,13 @@ describe('error mapping (spec 7)', () => {
 		expect(failure.apiMessage).toBe('pin [redacted] is wrong');
 	});
 
+	it('redacts a secret the API echoes as a key of its details, whatever the depth', () => {
+		const failure = redactFailure({ httpCode: 400, details: { fields: { '48151623': 'bad pin', 'Bearer eyJhbGciOi.J9eyJzdWIi': 'expired' } } }, ['48151623']);
+		expect(JSON.stringify(failure)).not.toContain('48151623');
+		expect(JSON.stringify(failure)).not.toContain('eyJhbGciOi');
+		expect(failure.details).toEqual({ fields: { '[redacted]': 'bad pin', 'Bearer [redacted]': 'expired' } });
+	});
+
 	it('leaves a PIN of digits inside a longer number, so no marker shows where its digits are', () => {
 		const failure = redactFailure({ httpCode: 402, apiMessage: 'available 512345 of 1234', details: {} }, ['1234', 'Q2lwaGVy+/=']);
 		expect(failure.apiMessage).toBe('available 512345 of [redacted]');
