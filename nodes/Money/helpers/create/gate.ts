@@ -266,11 +266,12 @@ export class Gate {
 		if (total <= wallet.value) return;
 		const { currency, value: balance, number } = wallet;
 		const shortfall = total - balance;
-		const notCounted = paid.length > 0 ? ` (${paid.length} rows this execution already paid are not counted)` : '';
+		const paidPayments = new Set(paid.map((row) => keys[row.itemIndex])).size;
+		const notCounted = paidPayments === 0 ? '' : paidPayments === 1 ? ' (1 payout this execution already paid is not counted)' : ` (${paidPayments} payouts this execution already paid are not counted)`;
 		this.balanceRefusal = refuse(
 			`Payout run refused, nothing was sent: ${debiting.length} payouts total ${total} ${currency}, the wallet ${number} has ${balance} ${currency} available, short by ${shortfall} ${currency}${notCounted}`,
 			'Top up the wallet, remove rows, Retry the execution that stopped part-way, or turn off Check Balance First, which counts every row of this execution it would send except those already paid (in a new execution, also rows whose Business Reference was paid before).',
-			{ currency, total, available_balance: balance, shortfall, account_number: number, already_paid: paid.length },
+			{ currency, total, available_balance: balance, shortfall, account_number: number, already_paid: paidPayments },
 		);
 	}
 

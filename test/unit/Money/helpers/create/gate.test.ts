@@ -234,11 +234,23 @@ describe('Check Balance First', () => {
 		memory.record('k0', { amount: 8000, currency: 'XOF' }, { accepted: { reference: 'po_1' } }, memory.prior('payout', 'k0'));
 		await gate.checkBalance(rows, keys(rows), async () => WALLET);
 		expect(gate.holdOf(rows[1])?.message).toBe(
-			'Payout run refused, nothing was sent: 2 payouts total 12000 XOF, the wallet WAL-XOF-1 has 10000 XOF available, short by 2000 XOF (1 rows this execution already paid are not counted)',
+			'Payout run refused, nothing was sent: 2 payouts total 12000 XOF, the wallet WAL-XOF-1 has 10000 XOF available, short by 2000 XOF (1 payout this execution already paid is not counted)',
 		);
 		const readAccount = jest.fn(async () => WALLET);
 		await gateOf(nodeRun({ nodeContext }), rows.slice(0, 1)).gate.checkBalance(rows.slice(0, 1), ['k0'], readAccount);
 		expect(readAccount).not.toHaveBeenCalled();
+	});
+
+	it('counts a payment this execution already paid once, however many rows list it', async () => {
+		const nodeContext: IDataObject = {};
+		const rows = [row(0, 'ord-7', { amount: 8000, currency: 'XOF' }), row(1, 'ord-7', { amount: 8000, currency: 'XOF' }), row(2, 'ord-8', { amount: 12_000, currency: 'XOF' })];
+		const { gate, memory } = gateOf(nodeRun({ nodeContext }), rows);
+		memory.record('k-ord-7', { amount: 8000, currency: 'XOF' }, { accepted: { reference: 'po_7' } }, memory.prior('payout', 'k-ord-7'));
+		await gate.checkBalance(rows, ['k-ord-7', 'k-ord-7', 'k-ord-8'], async () => WALLET);
+		expect(gate.holdOf(rows[2])).toMatchObject({
+			message: 'Payout run refused, nothing was sent: 1 payouts total 12000 XOF, the wallet WAL-XOF-1 has 10000 XOF available, short by 2000 XOF (1 payout this execution already paid is not counted)',
+			context: { details: expect.objectContaining({ already_paid: 1 }) },
+		});
 	});
 
 	it('counts rows under one key (one payment listed twice, its Business Reference shared) once', async () => {
