@@ -54,6 +54,8 @@ export interface Check {
 	name: string;
 	runLast?: boolean;
 	onN8n1?: string;
+	/** How long the check may run, when it waits out a documented delay longer than the harness's default limit (scripts/e2e.ts). */
+	limitMs?: number;
 	fn(): Promise<void>;
 }
 
