@@ -22,8 +22,8 @@ import { chain, MONEY_TRIGGER_PATH, moneyTriggerParams, node, webhookIdFor } fro
 const STREAM_CONCURRENCY = 8;
 const FINISHED = new Set(['success', 'error', 'crashed', 'canceled']);
 
-/** A sender that behaves like a payments provider's: retries every non-2xx and every timeout, with growing delays. */
-const PROVIDER = { timeoutMs: 30_000, maxAttempts: 8, retryDelayMs: 1000, backoff: true };
+/** A sender that behaves like a payments provider's: retries every non-2xx and every timeout, with growing delays (about 3.5 minutes in all). */
+const PROVIDER = { timeoutMs: 30_000, maxAttempts: 12, retryDelayMs: 1000, backoff: true };
 
 export function build(ctx: E2eContext): CasePart {
 	// On n8n 1.x fewer: what these prove there is the order 1.x answers and creates an execution in.
@@ -153,7 +153,8 @@ export function build(ctx: E2eContext): CasePart {
 				const halves = [events.filter((_, index) => index % 2 === 0), events.filter((_, index) => index % 2 === 1)];
 				const first = await Promise.all(halves.map((half, index) => sendAll(half, { target: targets[index], concurrency: half.length, ...PROVIDER })));
 				const acknowledged = first.reduce((sum, sent) => sum + sent.acknowledged.size, 0);
-				assert.equal(acknowledged, BURST_EVENTS, `burst not all acknowledged: ${BURST_EVENTS - acknowledged} left`);
+				const left = first.flatMap((sent) => sent.unacknowledged.map((id) => [id, sent.attempts.filter((attempt) => attempt.id === id).map((attempt) => `${attempt.status}/${attempt.ms}ms`)]));
+				assert.equal(acknowledged, BURST_EVENTS, `burst not all acknowledged: ${BURST_EVENTS - acknowledged} left, their attempts ${JSON.stringify(left)}`);
 				await settle(ids.burst, BURST_EVENTS, 20_000);
 				const staticData = (await ctx.api.getWorkflow(ids.burst)).staticData;
 				const statuses = storedStatuses(staticData);
