@@ -225,9 +225,10 @@ export async function triggerBackstop(ctx: QueueContext, { completions = 300 } =
 		ranTwice: twice(first).length,
 		ranTwicePerThousand: Number(((1000 * twice(first).length) / completions).toFixed(1)),
 		ranTwiceList: ranTwiceList(first),
-		droppedNotRunOnceByPoll: [...dropped]
+		// Run twice (one process's save over another's) is counted in ranTwice, as for any completion.
+		droppedNotRunByBackstop: [...dropped]
 			.map((reference) => ({ reference, runs: (first.byReference.get(reference) ?? []).map(label) }))
-			.filter(({ runs }) => runs.length !== 1 || runs[0] !== 'poll:success'),
+			.filter(({ runs }) => runs.length === 0 || runs.some((run) => run !== 'poll:success')),
 		foreignReferences: [...first.byReference.keys()].filter((reference) => !completedAt.has(reference)).length,
 		maxSecondsFromCompletionToRun: { webhook: maxDelaySeconds('webhook'), poll: maxDelaySeconds('poll'), limit: runWithinMs / 1000 },
 		redeliveriesAcknowledged: [again.acknowledged.size, late.acknowledged.size],
@@ -249,7 +250,7 @@ export async function triggerBackstop(ctx: QueueContext, { completions = 300 } =
 	check(() => assert.equal(report.missing, 0, 'completions never ran'));
 	check(() => assert.deepEqual(report.executionsWithoutOutput, {}, "executions without the Money Trigger's output"));
 	check(() => assert.ok(Object.keys(runsBySource).every((run) => run.endsWith(':success')), 'runs did not all succeed'));
-	check(() => assert.equal(report.droppedNotRunOnceByPoll.length, 0, 'dropped deliveries not run once, by the backstop'));
+	check(() => assert.equal(report.droppedNotRunByBackstop.length, 0, 'dropped deliveries not run by the backstop alone'));
 	check(() => assert.equal(report.foreignReferences, 0, 'runs of references outside the stream'));
 	check(() => assert.deepEqual(tooLate, [], `completions run more than ${runWithinMs / 1000} s after they happened`));
 	check(() => assert.deepEqual(report.redeliveriesAcknowledged, [completions, completions], 'redeliveries not all acknowledged'));
