@@ -254,11 +254,14 @@ export function build(ctx: E2eContext): CasePart {
 				await activateAndAwaitPoll(ids.watch);
 				const references = await seedBatch('payout', 600, 'PENDING', 'e2e-poll-watch');
 				await pollByActivation(ids.watch);
+				// A poll of 600 reads can pause longer than activateAndAwaitPoll's quiet window on a loaded machine: its saved state and its execution are what say it ended.
+				const watching = (saved: Record<string, unknown>) => Object.entries(saved).some(([key, value]) => key.startsWith('moneyPollTrigger:') && ((value as { watch?: string[] }).watch?.length ?? 0) >= references.length);
+				await untilSaved(ids.watch, watching, 'the poll that lists the 600 PENDING payouts');
 				for (let at = 0; at < references.length; at += 50) {
 					await Promise.all(references.slice(at, at + 50).map((reference) => control.setStatus(reference, 'COMPLETED')));
 				}
 				await pollByActivation(ids.watch);
-				assertEachOnce(await emittedAtLeast(600, ids.watch, 30_000), references, 'COMPLETED');
+				assertEachOnce(await emittedAtLeast(600, ids.watch, 240_000), references, 'COMPLETED');
 				await ctx.api.deactivateWorkflow(ids.watch);
 			},
 		},

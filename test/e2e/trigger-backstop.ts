@@ -154,7 +154,7 @@ export function build(ctx: E2eContext): CasePart {
 			// The stream, three restarts, and a completion n8n's stop left without an execution waited for
 			// until the deadline (the grace period, three polls, each restart and a poll after it).
 			limitMs: 1_500_000,
-			name: `n8n assumption: a header the trigger sets reaches the sender with each of its answers, and n8n re-activates webhooks at a start without the trigger's checkExists: Money Trigger with a backstop Poll Trigger: ${COMPLETIONS} completions, ${DROPPED} deliveries dropped by the sender, n8n restarted ${RESTARTS} times mid-stream: every completion runs exactly once, within the grace period and two polls of its completion, counting both triggers`,
+			name: `n8n assumption: a header the trigger sets reaches the sender with each of its answers, and n8n re-activates webhooks at a start without the trigger's checkExists: Money Trigger with a backstop Poll Trigger: ${COMPLETIONS} completions, ${DROPPED} deliveries dropped by the sender, n8n restarted ${RESTARTS} times mid-stream: every completion runs exactly once, within the grace period, three polls, and each restart with a poll after it, counting both triggers`,
 			async fn() {
 				await control.setWebhook(null);
 				await ctx.api.activateWorkflow(id);
