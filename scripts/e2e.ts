@@ -234,7 +234,7 @@ async function main(): Promise<number> {
  * never ends (a request whose answer never comes, with no timer left to end it; seen once in CI,
  * the process idle with no socket or timer open) fails one check instead of holding the whole
  * tier until CI's limit. A check that waits out a documented delay (the backstop's grace period,
- * polls and restarts) sets its own `limitMs`.
+ * polls and restarts) or a load that is slow on a loaded machine sets its own `limitMs`.
  */
 const CHECK_LIMIT_MS = Number(process.env.E2E_CHECK_LIMIT_MS || 600_000);
 
