@@ -194,7 +194,8 @@ export function build(ctx: E2eContext): CasePart {
 				accountReadsBefore = (await control.counters()).requests[ACCOUNT_ROUTE] || 0;
 				const report = await tools.withRoomyClient(async () => {
 					await control.addFault({ route: ACCOUNT_ROUTE, kind: 'delay', delayMs: 120_000, count: 2 });
-					await control.addFault({ route: PAYOUT_ROUTE, kind: 'delay', delayMs: 1500 });
+					// Slow enough that IfRef, ready at 2 of 6 paid, is still paying when the last run is ready (at 1.5 s a row it once reached 5).
+					await control.addFault({ route: PAYOUT_ROUTE, kind: 'delay', delayMs: 5000 });
 					return await crashAndRetry(shapeRuns);
 				});
 				ctx.note(`kill -9 in other shapes: ${JSON.stringify(report)}`);

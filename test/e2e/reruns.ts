@@ -221,7 +221,8 @@ export function build(ctx: E2eContext): CasePart {
 			onN8n1: 'how n8n marks and retries an execution it lost in a crash is its own per line',
 			name: 'kill -9 of n8n during payout runs, restart, Retry: nothing paid twice, with or without a Business Reference',
 			async fn() {
-				await control.addFault({ route: 'post_money_v1_payout', kind: 'delay', delayMs: 1500 });
+				// Slow enough that both runs, ready at 2 of 6 paid, are still paying at the kill (at 1.5 s a row one once reached 4).
+				await control.addFault({ route: 'post_money_v1_payout', kind: 'delay', delayMs: 5000 });
 				for (const run of killRuns) {
 					await ctx.api.activateWorkflow(ids[run.key]);
 					const start = () => fetch(`${ctx.n8n.url}/webhook/${run.path}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } });
