@@ -9,11 +9,13 @@
 
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 import type { TransactionEnvelope } from '../../sandbox';
 import { signWebhook } from '../../sandbox';
 import { fetchText, n8nVersion, type Execution } from '../../scripts/n8n';
+import { storedStatuses } from '../harness/stored-memory';
 import type { CasePart, Check, E2eContext } from './case-setup';
 import { mayHaveReachedN8nUnanswered, runTag, sendAll, type Attempt, type SendReport, type StreamEvent } from './deliveries';
 import { stackedItems, waitRegistered } from './trigger-load';
@@ -53,17 +55,19 @@ export function build(ctx: E2eContext): CasePart {
 	 * n8n 1.x's public API leaves it out of a listing with data) names no event: each stands for at
 	 * most one.
 	 */
-	async function runs(workflowId = id): Promise<{ list: Execution[]; byReference: Map<string, string[]>; notRun: Map<string, string>; withoutData: number }> {
+	async function runs(workflowId = id): Promise<{ list: Execution[]; byReference: Map<string, string[]>; executionsOf: Map<string, string[]>; notRun: Map<string, string>; withoutData: number }> {
 		const listed = await ctx.api.listExecutions({ workflowId, includeData: false, limit: 100_000 });
 		const list = await ctx.api.listExecutions({ workflowId, includeData: true, limit: 100_000 });
 		const withData = new Set(list.map((execution) => execution.id));
 		const byReference = new Map<string, string[]>();
+		const executionsOf = new Map<string, string[]>();
 		const notRun = new Map<string, string>();
 		let withoutData = listed.filter((execution) => !withData.has(execution.id) && execution.status === 'crashed').length;
 		for (const execution of list) {
 			const items = ctx.output(execution, 'Money Trigger') || [];
 			for (const item of items) {
 				byReference.set(item.reference, [...(byReference.get(item.reference) ?? []), `${item.source}:${execution.status}`]);
+				executionsOf.set(item.reference, [...(executionsOf.get(item.reference) ?? []), String(execution.id)]);
 			}
 			if (items.length > 0) continue;
 			const stacked = stackedItems(execution);
@@ -71,7 +75,25 @@ export function build(ctx: E2eContext): CasePart {
 			if (execution.status !== 'crashed' && !(execution.status === 'success' && onN8n1)) continue;
 			for (const item of stacked) if (typeof item.json?.reference === 'string') notRun.set(item.json.reference, `${execution.id}:${execution.status}`);
 		}
-		return { list, byReference, notRun, withoutData };
+		return { list, byReference, executionsOf, notRun, withoutData };
+	}
+
+	/** The executions n8n 2.41 ran as it started, left `new` by the process before it (its event log; docs/webhook-memory.md). */
+	function startedAtBoot(): Set<string> {
+		const folder = path.join(String(ctx.n8n.env.N8N_USER_FOLDER), '.n8n');
+		const started = new Set<string>();
+		for (const file of fs.readdirSync(folder).filter((name) => /^n8nEventLog.*\.log$/.test(name))) {
+			for (const line of fs.readFileSync(path.join(folder, file), 'utf8').split('\n')) {
+				if (!line.includes('n8n.execution.started-during-bootup')) continue;
+				try {
+					const executionId = (JSON.parse(line) as { payload?: { executionId?: unknown } }).payload?.executionId;
+					if (executionId !== undefined) started.add(String(executionId));
+				} catch {
+					// A line cut short by a stop.
+				}
+			}
+		}
+		return started;
 	}
 
 	/** Waits until every reference ran, or until the deadline; then a poll interval more, for anything run twice. */
@@ -210,7 +232,7 @@ export function build(ctx: E2eContext): CasePart {
 				// Each restart stops the polls for as long as it takes, and the first poll after it hands over
 				// no event (docs/webhook-memory.md, "The backstop"): a poll interval more per restart.
 				const deadline = completedAt + GRACE_MINUTES * 60_000 + 3 * POLL_MS + restartMs + RESTARTS * POLL_MS;
-				const { byReference, notRun, withoutData } = await untilEachRan(shared.references, deadline);
+				const { byReference, executionsOf, notRun, withoutData } = await untilEachRan(shared.references, deadline);
 				const figures = countOnce(shared.references, byReference);
 				// The trigger handed these to n8n, which wrote their executions and ended them, stopping,
 				// before they ran (docs/webhook-memory.md, what it cannot promise). Reported.
@@ -218,10 +240,22 @@ export function build(ctx: E2eContext): CasePart {
 				const missing = figures.missing.filter((reference) => !notRun.has(reference));
 				// n8n 2.41 can answer 500 (or not at all) while it stops after it wrote an event's execution,
 				// then runs that execution at its next start, and the sender's retry runs too: n8n's, not the
-				// backstop's (docs/webhook-memory.md, what it cannot promise). Reported; any other twice fails.
+				// backstop's (docs/webhook-memory.md, what it cannot promise). The sender is the provider, or the
+				// backstop, whose next poll hands the event over again. Reported; any other twice fails.
 				const answeredError = new Set([...report.attempts, ...startAttempts].filter(mayHaveReachedN8nUnanswered).map((attempt) => attempt.id));
-				const byN8n = (reference: string) => answeredError.has(`evt_${reference}_completed`) && byReference.get(reference)!.every((run) => run.startsWith('webhook:'));
+				const atBoot = startedAtBoot();
+				// The first of its two executions, written by the stopping process, is the one n8n ran at boot.
+				const firstRanAtBoot = (reference: string) => {
+					const executions = executionsOf.get(reference) ?? [];
+					return executions.length === 2 && atBoot.has(String(Math.min(...executions.map(Number))));
+				};
+				const byN8n = (reference: string) =>
+					(answeredError.has(`evt_${reference}_completed`) && byReference.get(reference)!.every((run) => run.startsWith('webhook:'))) || firstRanAtBoot(reference);
 				shared.twiceByN8n = figures.twice.filter(byN8n);
+				// Each such run at boot follows an answer n8n gave in error to a request of this trigger.
+				const answeredInError = (fs.readFileSync(ctx.n8n.logFile, 'utf8').slice(logFrom).match(new RegExp(`Error in handling webhook request POST \\S*${webhookId}\\S*: `, 'g')) || []).length;
+				const twiceAtBoot = shared.twiceByN8n.filter(firstRanAtBoot);
+				assert.ok(twiceAtBoot.length <= answeredInError, `${twiceAtBoot.length} completions ran twice, one run at n8n's start, after ${answeredInError} error answers of n8n: ${JSON.stringify(twiceAtBoot)}`);
 				const twice = figures.twice.filter((reference) => !byN8n(reference));
 				const lastRun = Math.max(...(await runs()).list.map((execution) => Date.parse(execution.startedAt ?? '') || 0));
 				ctx.note(
@@ -234,9 +268,22 @@ export function build(ctx: E2eContext): CasePart {
 				// when one of these accounts for it. Reported.
 				const cutOff = !onN8n1 ? 0 : (fs.readFileSync(ctx.n8n.logFile, 'utf8').slice(logFrom).match(/Error in handling webhook request POST \S+: Pool is disposed/g) || []).length;
 				ctx.note(`Money Trigger with a backstop: ${missing.length} completions without an execution, ${withoutData} executions without data (cut off by a stop), ${cutOff} deliveries whose handling n8n's stop cut off, ${endedUnrun.length} executions n8n's stop ended before they ran`);
-				assert.ok(missing.length <= withoutData + cutOff, `${missing.length} completions never ran, ${withoutData} executions without data, ${cutOff} deliveries cut off: ${JSON.stringify(missing)}`);
+				// n8n 1.x answers before it writes the execution, so its stop can also end between the two without a
+				// log line: the trigger committed the event, and the backstop rightly hands over none its memory holds.
+				// On 1.x only a completion the memory lacks is the backstop's to run.
+				const saved = storedStatuses((await ctx.api.getWorkflow(id)).staticData);
+				const committedUnwritten = onN8n1 ? missing.filter((reference) => saved.get(reference)?.includes('COMPLETED')) : [];
+				if (committedUnwritten.length > 0) ctx.note(`Money Trigger with a backstop: ${committedUnwritten.length} completions committed by the trigger while n8n 1.x stopped, never written as executions: ${JSON.stringify(committedUnwritten)}`);
+				const unexplained = onN8n1 ? missing.filter((reference) => !committedUnwritten.includes(reference)) : missing;
+				assert.ok(
+					unexplained.length <= (onN8n1 ? 0 : withoutData + cutOff),
+					`${unexplained.length} completions never ran, ${withoutData} executions without data, ${cutOff} deliveries cut off: ${JSON.stringify(unexplained)}`,
+				);
 				assert.deepEqual(twice, [], `${twice.length} completions ran twice: ${JSON.stringify(twice.slice(0, 3).map((reference) => [reference, byReference.get(reference)]))}`);
-				for (const reference of shared.dropped) assert.deepEqual(byReference.get(reference)?.map((run) => run.split(':')[0]), ['poll'], `the dropped delivery of ${reference} did not run once by the backstop`);
+				for (const reference of shared.dropped) {
+					const sources = byReference.get(reference)?.map((run) => run.split(':')[0]) ?? [];
+					assert.deepEqual(shared.twiceByN8n.includes(reference) ? [...new Set(sources)] : sources, ['poll'], `the dropped delivery of ${reference} did not run once by the backstop`);
+				}
 				// Each hand-over ended on the trigger's answer, known by its header: none is left to hand over again.
 				const kept = (await ctx.api.getWorkflow(id)).staticData?.global?.moneyTriggerMemory?.backstops?.[`${id}-poll`];
 				assert.ok(kept, 'no checkpoint of the backstop saved with the memory');
